@@ -163,6 +163,7 @@ class ClickRecorder:
         self.worker = IndexWorker(self.log, max_pending, timeout_s)
         self.dropped = Counter()         # impressions dropped here, by reason (the log counts its bounds')
         self._unreported, self._reported_at = Counter(), None
+        self._log_counted = Counter()    # the log's own counts already put into _unreported
         # every page checked once, in the log's thread, before its first write (0.1 s for 100 MB)
         self.worker.submit(self._check)
         self.interleave, self.pool = float(interleave), int(pool)
@@ -217,9 +218,18 @@ class ClickRecorder:
         at most once every DROP_WARNING_S seconds, with what was dropped since the last line."""
         if n <= 0:
             return
-        if not counted:
+        if counted:
+            # the log counted them by the bound each would have crossed ("client_bytes",
+            # "total_bytes"): the line names those, as /v1/info does (it said "bytes_bound", a
+            # reason /v1/info never shows); a copy first, as counts() takes it
+            seen = Counter(dict(self.log.dropped))
+            self._unreported.update(seen - self._log_counted)
+            self._log_counted = seen
+        else:
             self.dropped[reason] += n
-        self._unreported[reason] += n
+            self._unreported[reason] += n
+        if not self._unreported:
+            return
         now = time.monotonic()
         if self._reported_at is None or now - self._reported_at >= DROP_WARNING_S:
             self._reported_at = now
@@ -351,7 +361,7 @@ class ClickRecorder:
             self._drop("busy" if isinstance(failed, LogBusy) else "damaged" if isinstance(failed, LogDamaged)
                        else "too_new" if isinstance(failed, LogTooNew) else "failed", len(items))
             return [None] * len(items)
-        self._drop("bytes_bound", sum(t is None for t in tokens), counted=True)
+        self._drop("bounds", sum(t is None for t in tokens), counted=True)
         return tokens
 
     async def clicks(self, impression, clicked, *, dwell=None, relevance=None, client=None, timeout=CLICK_WAIT_S):
