@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 from .. import __version__
 from ._errors import ClientError, ConnectionFailed, DeadlineExceeded, error_of, read_json, text_of
 from ._inflate import ACCEPTED, Undecodable, inflater
-from ._routes import Routes, ShapeError, check_finite
+from ._routes import Routes, ShapeError, check_encodable, check_finite
 
 __all__ = ["Client", "AsyncClient"]
 
@@ -248,8 +248,12 @@ class _Session(Routes):
         try:
             return self._build(call, deadline)
         except ValueError:
+            # names the NaN's (or the lone surrogate's) place, where httpx named none
             if call.json is not None:
-                check_finite(call.json, "the request")     # names the NaN's place, where httpx named none
+                check_finite(call.json, "the request")
+                check_encodable(call.json, "the request")
+            if call.params:
+                check_encodable(dict(call.params), "the query string's")
             raise
 
     def _build(self, call, deadline):

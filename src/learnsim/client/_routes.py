@@ -60,6 +60,26 @@ def check_finite(value, where):
             check_finite(item, f"{where}[{i}]")
 
 
+def check_encodable(value, where):
+    """A ValueError naming the place of a lone surrogate (U+D800..U+DFFF: half of a UTF-16 pair,
+    as ``"\\ud800"`` in JSON or a name decoded with ``surrogateescape`` leaves) in a str, a dict's
+    keys or values, or a list: UTF-8 cannot carry one, and httpx's own "'utf-8' codec can't encode
+    character '\\ud800' in position 5" named no argument. Called, as :func:`check_finite`, once
+    httpx has refused a request."""
+    if isinstance(value, str):
+        lone = next((c for c in value if "\ud800" <= c <= "\udfff"), None)
+        if lone is not None:
+            raise ValueError(f"{where} holds a lone surrogate (U+{ord(lone):04X}), half of a UTF-16 pair and no "
+                             "character: UTF-8 cannot carry it (decode the text whole, or drop it)")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            check_encodable(key, f"a key of {where}")
+            check_encodable(item, f"{where}[{key!r}]")
+    elif isinstance(value, (list, tuple)):
+        for i, item in enumerate(value):
+            check_encodable(item, f"{where}[{i}]")
+
+
 def doc_path(doc_id, suffix=""):
     """The path of the document ``doc_id``: the id encoded wholly (``/`` too, so that an id
     ending in ``/similar`` is an id), an id of dots alone as ``%2E`` (a client would otherwise
@@ -68,6 +88,7 @@ def doc_path(doc_id, suffix=""):
         raise TypeError(f"a document id is a str; got {type(doc_id).__name__}")
     if not doc_id:
         raise ValueError("a document id is a non-empty str")
+    check_encodable(doc_id, f"the document id {doc_id!r}")
     encoded = "%2E" * len(doc_id) if set(doc_id) == {"."} else quote(doc_id, safe="")
     return f"v1/docs/{encoded}{suffix}"
 
@@ -328,7 +349,8 @@ class Routes:
             :meth:`learnsim.index.Index.info` (``"documents"``, ``"method"``, ``"path"``: the
             index directory's name, ...) with ``"version"`` (learnsim's on the server),
             ``"pipeline"``, ``"score"`` (what a similar-documents hit's score is),
-            ``"higher_is_better"``, ``"search_score"`` (what a search hit's score is) and, when
+            ``"higher_is_better"``, ``"search_score"`` (what a search hit's score is),
+            ``"warnings"`` (what the model's duplicate rule calls for, as :meth:`match`'s) and, when
             the service has no API key or this client sends it, ``"versions"`` (the libraries').
 
         Examples
@@ -405,6 +427,9 @@ class Routes:
         k, n_top, explain = _whole(k), _whole(n_top), check_flag(explain, "explain")
         offset, include = _whole(offset), _include(include)
         if isinstance(query, str):
+            # urlencode below meets a lone surrogate before httpx does: named here, as in a body
+            check_encodable(query, "query (q)")
+            check_encodable(filter, "filter")
             params = {"q": query, "k": k}
             if filter is not None:
                 params["filter"] = json.dumps(filter, separators=(",", ":"), ensure_ascii=False)
@@ -477,6 +502,7 @@ class Routes:
         params = {"k": _whole(k)}
         offset, include = _whole(offset), _include(include)
         if filter:
+            check_encodable(filter, "filter")       # before urlencode meets it
             params["filter"] = json.dumps(filter, separators=(",", ":"), ensure_ascii=False)
         path = doc_path(doc_id, "/similar")
         if filter and (len(urlencode(params)) > MAX_QUERY_STRING
