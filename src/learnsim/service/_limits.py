@@ -223,6 +223,10 @@ def _walk_filter(value, bounds, depth):
 def _check_values(field, v, bounds, op=None):
     """A condition's value or list of values within the service's bounds (their kinds are
     check_filter's to judge)."""
+    if isinstance(v, list) and op not in (None, "$in", "$nin"):
+        # an operator of one value ($lt, $eq, $contains, ...) takes no list of any length:
+        # check_filter names what it takes ("lists 0 values (1 to 1000)" told of a bound it has not)
+        return
     values = v if isinstance(v, list) else [v]
     where = f"{op} on {field!r}" if op else f"filter field {field!r}"
     if isinstance(v, list) and not 1 <= len(v) <= bounds["values"]:
