@@ -85,3 +85,12 @@ def test_the_old_auto_knn_rule_is_said_in_match_answers_and_info(indexes):
 def test_a_knn_rule_named_alone_stays_quiet(indexes):
     pairs, one, info = _said(indexes["named"], indexes["texts"])
     assert pairs["warnings"] == [] and one["warnings"] == [] and info.get("warnings", []) == [], (pairs, info)
+
+
+def test_the_pages_near_duplicates_say_it_too(indexes):
+    # the search page's near-duplicates view shows the rule's probabilities, as /v1/match does
+    for name, said in (("old", True), ("named", False)):
+        with TestClient(create_app(indexes[name]), raise_server_exceptions=False, base_url=BASE) as c:
+            page = c.get("/", params={"duplicates": "d0"})
+        assert page.status_code == 200, page.text
+        assert ("two texts given alone" in page.text) == said, name

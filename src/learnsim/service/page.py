@@ -113,6 +113,7 @@ def gather(index, *, q=None, k=PAGE_K, similar=None, duplicates=None, info=True,
     >>> index.close()
     """
     from ._loading import can_match
+    from ._scores import _rule_warnings
 
     # ``loading``: the model loads in the background; what the page says of it comes from the
     # manifests meanwhile (the index's method, the model file's parts), not a wait for the load
@@ -136,6 +137,8 @@ def gather(index, *, q=None, k=PAGE_K, similar=None, duplicates=None, info=True,
         else:
             # the document itself is its own best match: ask for one more and leave it out
             hits = [h for h in index.match(text, k + 1) if h["id"] != doc_id][:k]
+            # what /v1/match's "warnings" and learnsim match say of the rule (an old auto kNN rule)
+            out["rule_warnings"] = _rule_warnings(index.pipeline)
             for rank, h in enumerate(hits):
                 h["rank"] = rank + 1
         out["hits"] = hits
@@ -397,7 +400,8 @@ def render_results(data):
         else:
             parts.append(f'<p class="summary">Near-duplicates of <span class="doc-id">{_e(src["id"])}</span> '
                          f'by the model\'s calibrated duplicate rule:</p>'
-                         f'<blockquote class="source">{marked(src["text"], ())}</blockquote>')
+                         + "".join(f'<p class="none">{_e(w)}</p>' for w in data.get("rule_warnings", ()))
+                         + f'<blockquote class="source">{marked(src["text"], ())}</blockquote>')
     if not hits:
         # the page searches without a filter: a query of a non-empty collection without hits
         # has no word the model knows (every document would have scored the same)
