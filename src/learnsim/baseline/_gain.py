@@ -169,6 +169,11 @@ class BaselineGain:
                     "input cosine threshold": "the duplicate rule is the input cosine threshold"}.get(
                 self.baseline, "the model falls back to the baseline")
             return head + f"; {why}, so {what}"
+        kept = self.detail.get("kept") if isinstance(self.detail, dict) else None
+        if kept:
+            # kept on other evidence than this gain (relative comparisons: the held-out triplets,
+            # learnsim._search_checks.checked_relative_search): say which
+            return head + f"; kept the learned part: {kept}"
         if not self.significant:
             # only a model saved before the interval rule, or a report built by hand
             return head + "; kept the learned part (the interval includes 0: the gain is not certain)"
