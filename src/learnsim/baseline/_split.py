@@ -484,21 +484,50 @@ def _chain_relevance(P, G, rows, n_texts, documents):
     """{text: {relevant text: 1}} of the texts of the relevant pairs ``rows``: duplicates of
     duplicates are duplicates, so each text's relevant ones are the others its chains of relevant
     pairs (all of them) join it to, among ``documents``."""
+    texts, sizes, mates = _chain_mates(P, G, rows, n_texts, documents)
+    return {int(t): mates(t) for t in texts[sizes > 0].tolist()}
+
+
+def _chain_mates(P, G, rows, n_texts, documents):
+    """(texts, sizes, mates) for the texts of the relevant pairs ``rows`` (sorted): how many
+    relevant texts each has (:func:`_chain_relevance`) and ``mates(text)``, its relevance dict,
+    built only when asked for: a chain of m texts makes m (m - 1) entries in all (16 million for
+    20 chains of 2,000, 4 of them held out), so the callers count first and build the few they keep."""
     chains = _components(P, n_texts, mask=G > 0)
-    members = {}
-    for t in np.unique(P[rows].ravel()):
-        members.setdefault(chains[t], set())
     is_doc = np.zeros(n_texts, dtype=bool)
     is_doc[documents] = True
-    for t in np.unique(P[G > 0].ravel()):
-        if chains[t] in members:
-            members[chains[t]].add(int(t))
-    relevance = {}
-    for t in np.unique(P[rows].ravel()):
-        rel = {d: 1.0 for d in members[chains[t]] if d != t and is_doc[d]}
-        if rel:
-            relevance[int(t)] = rel
-    return relevance
+    texts = np.unique(P[rows].ravel())
+    linked = np.unique(P[G > 0].ravel())
+    linked = linked[is_doc[linked]]
+    # the documents of each chain, grouped (sorted within a chain: linked is sorted, the sort stable)
+    linked = linked[np.argsort(chains[linked], kind="stable")]
+    starts = np.searchsorted(chains[linked], chains[texts], side="left")
+    ends = np.searchsorted(chains[linked], chains[texts], side="right")
+    # a text of a relevant pair is in its own chain's documents when it is a document
+    sizes = ends - starts - is_doc[texts]
+    where = dict(zip(texts.tolist(), zip(starts.tolist(), ends.tolist())))
+
+    def mates(t):
+        lo, hi = where[int(t)]
+        return {d: 1.0 for d in linked[lo:hi].tolist() if d != t}
+
+    return texts, sizes, mates
+
+
+def _within_budget(candidates, sizes, rng):
+    """A seeded sample of ``candidates`` (those of ``sizes`` > 0) whose ``sizes`` sum to at most
+    MAX_JUDGED_ENTRIES (two at least), sorted; every one of them, with no draw from ``rng``,
+    when they fit (the split as before the bound)."""
+    candidates, sizes = candidates[sizes > 0], sizes[sizes > 0]
+    if int(sizes.sum()) <= MAX_JUDGED_ENTRIES:
+        return candidates
+    taken, total = [], 0
+    for i in rng.permutation(candidates.size).tolist():
+        if total + sizes[i] > MAX_JUDGED_ENTRIES and len(taken) >= 2:
+            break
+        taken.append(candidates[i])
+        total += int(sizes[i])
+    return np.sort(np.asarray(taken, dtype=np.int64))
 
 
 def _by_query_and_document(P, G, n_texts, fraction, documents, rng, units, symmetric=False, chains=False, fold=None,
@@ -620,20 +649,32 @@ def _by_component(P, G, n_texts, fraction, documents, rng, units, chains=False):
     # relevance: duplicates of duplicates are duplicates (chains of relevant pairs) when every
     # grade is 1; graded pairs keep their direct partners and grades
     rows = np.flatnonzero(held & positive)
-    relevance = (_chain_relevance(P, G, rows, n_texts, documents) if chains
-                 else _relevance(P, G, rows, n_texts, True, documents))
-    queries = np.array(sorted(relevance), dtype=np.int64)
+    if chains:
+        # each text of a held-out chain of m asks for its m - 1 mates: a seeded sample of them, as
+        # many as hold MAX_JUDGED_ENTRIES entries, asks (split_clusters' bound); the whole chains
+        # stay out of training
+        texts, sizes, mates = _chain_mates(P, G, rows, n_texts, documents)
+        queries = _within_budget(texts, sizes, rng)
+        rel = tuple(mates(q) for q in queries.tolist())
+    else:
+        relevance = _relevance(P, G, rows, n_texts, True, documents)
+        queries = np.array(sorted(relevance), dtype=np.int64)
+        rel = tuple(relevance[int(q)] for q in queries)
     if queries.size < 2:
         return None
-    rel = tuple(relevance[int(q)] for q in queries)
-    # the texts of a seeded sample of MAX_JUDGED / 2 relevant pairs (relevance over all of them is
-    # built text by text, a chain's members each time), for the choice of the strongest baseline
+    # the texts of a seeded sample of MAX_JUDGED / 2 relevant pairs, for the choice of the
+    # strongest baseline; a chain's relevance is built only for the judged queries drawn
+    # (judged_queries holds them to MAX_JUDGED_ENTRIES), not for all of up to 1,000 texts
     sample = np.sort(rng.permutation(np.flatnonzero(positive))[:MAX_JUDGED // 2])
-    every = (_chain_relevance(P, G, sample, n_texts, documents) if chains
-             else _relevance(P, G, sample, n_texts, True, documents))
+    if chains:
+        texts, sizes, relevant_of = _chain_mates(P, G, sample, n_texts, documents)
+        candidates = texts[sizes > 0].tolist()
+    else:
+        every = _relevance(P, G, sample, n_texts, True, documents)
+        candidates, relevant_of = sorted(every), every.get
     return SearchSplit(train=train, held=held, queries=queries, relevant=rel, seen=tuple(frozenset() for _ in rel),
                        documents=documents, groups=labels[queries], by=SPLITS[1], n_cold_documents=0,
-                       judged=judged_queries(sorted(every), every.get, groups=labels, random_state=rng),
+                       judged=judged_queries(candidates, relevant_of, groups=labels, random_state=rng),
                        named=np.unique(P[train].ravel()), judgements=np.unique(P.ravel()))
 
 
