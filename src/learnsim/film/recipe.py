@@ -13,6 +13,7 @@ and :func:`learnsim.fitting.fit_graded`, which call the steps here.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Set
 
 import numpy as np
 
@@ -32,6 +33,11 @@ _MAX_FILM_TRIPLETS = 50_000
 SEARCH_WEIGHT_GRID = tuple(float(w) for w in np.round(np.linspace(0.0, 1.0, 11), 2))
 # BM25's best documents of an anchor among which its hard negative is drawn
 _BM25_NEGATIVE_DEPTH = 10
+# (anchor, relevant text) pairs whose triplets are drawn, at most (a seeded sample above): chains
+# of duplicates relate each of m texts to m - 1 others, 20 million pairs for 20 chains of 1,000,
+# whose two or three triplets each were held as Python tuples before _MAX_FILM_TRIPLETS of them
+# were kept; 250,000 pairs make 500,000 to 750,000 triplets, ten times what is kept
+_MAX_FILM_PAIRS = 250_000
 
 
 def lexical_part(o, texts):
@@ -163,8 +169,30 @@ def _relevant_sets(P, grades, n_texts, relation=None):
         members = {}
         for t in sets:
             members.setdefault(chains[t], set()).add(t)
-        sets = {t: members[chains[t]] - {t} for t in sets}
+        members = {c: frozenset(m) for c, m in members.items()}
+        # each text's set is its chain's members but itself, a view of the one set per chain: as
+        # copies, m (m - 1) entries for a chain of m (20 million for 20 chains of 1,000)
+        sets = {t: _Mates(members[chains[t]], t) for t in sets}
     return sets, False
+
+
+class _Mates(Set):
+    """The texts of a chain of duplicates but one (``text``): a read-only set over the chain's
+    shared ``members``."""
+
+    __slots__ = ("_members", "_text")
+
+    def __init__(self, members, text):
+        self._members, self._text = members, text
+
+    def __contains__(self, d):
+        return d != self._text and d in self._members
+
+    def __iter__(self):
+        return (d for d in self._members if d != self._text)
+
+    def __len__(self):
+        return len(self._members) - (self._text in self._members)
 
 
 def search_triplets(P, grades, texts, X, baselines, seed, note, relation=None):
@@ -213,6 +241,18 @@ def search_triplets(P, grades, texts, X, baselines, seed, note, relation=None):
         for (a, b), g in zip(P[positive].tolist(), grades[positive].tolist()):
             grade_of[(a, b)] = g
     anchors = np.array(sorted(sets), dtype=np.int64)
+    # above _MAX_FILM_PAIRS (anchor, relevant text) pairs, a seeded sample of them makes the
+    # triplets (the position of each in the anchors' sorted relevant texts); under it every pair,
+    # and no draw: the triplets as before
+    chosen = None
+    sizes = np.array([len(sets[a]) for a in anchors.tolist()], dtype=np.int64)
+    if sizes.sum() > _MAX_FILM_PAIRS:
+        picks = np.sort(rng.choice(int(sizes.sum()), _MAX_FILM_PAIRS, replace=False))
+        ends = np.cumsum(sizes)
+        cuts = np.searchsorted(picks, ends - sizes), np.searchsorted(picks, ends)
+        chosen = {a: picks[lo:hi] - (end - size) for a, lo, hi, end, size
+                  in zip(anchors.tolist(), *cuts, ends.tolist(), sizes.tolist()) if hi > lo}
+        anchors = np.array(sorted(chosen), dtype=np.int64)
     # deeper than the negatives kept: some of the anchor's best documents are unjudged ones
     depth = min(3 * _BM25_NEGATIVE_DEPTH + 1, baselines.documents.size)
     with stage("FILM: finding each anchor's best documents by BM25 (hard negatives)"):
@@ -225,7 +265,8 @@ def search_triplets(P, grades, texts, X, baselines, seed, note, relation=None):
         hard = [int(d) for d in baselines.documents[found[i]] if d != a and d not in relevant and allowed[d]]
         hard = hard[:_BM25_NEGATIVE_DEPTH]
         labelled = [d for d in negatives.get(a, ()) if d not in relevant]
-        for b in sorted(relevant):
+        pairs_of = sorted(relevant)
+        for b in (pairs_of if chosen is None else [pairs_of[j] for j in chosen[a].tolist()]):
             if hard:
                 rows.append((a, b, hard[rng.integers(len(hard))]))
                 kinds.append(0)
