@@ -807,10 +807,10 @@ def check_search(pool, candidates, *, owner, confidence=0.95, random_state=0, de
     C = np.vstack([r["cold"] for r in runs])
     has_cold = np.isfinite(B["cold"])
     holds = np.ones(len(candidates), dtype=bool) if probe is None else probe["holds"]
-    # the documents no training pair names ranked apart from the others (PooledScores.measure)
-    apart = np.vstack([r["apart"] for r in runs]) if "apart" in B else None
-    # and among the documents some judgement names only (PooledScores' "condensed" part)
-    condensed = np.vstack([r["condensed"] for r in runs]) if "condensed" in B else None
+    # the documents no training pair names ranked apart from the others, and every query ranked
+    # among the documents some judgement names only (PooledScores.measure): no rule below the
+    # strongest baseline on either is chosen
+    guarded = {part: np.vstack([r[part] for r in runs]) for part in ("apart", "condensed") if part in B}
 
     def choose(cols):
         overall = np.nanmean(A[:, cols], axis=1)
@@ -818,10 +818,9 @@ def check_search(pool, candidates, *, owner, confidence=0.95, random_state=0, de
         ok = np.ones(len(candidates), dtype=bool)
         if cold_cols.size:
             ok = np.nanmean(C[:, cold_cols], axis=1) >= np.nanmean(B["cold"][cold_cols])
-        if apart is not None and np.isfinite(B["apart"][cols]).any():
-            ok &= np.nanmean(apart[:, cols], axis=1) >= np.nanmean(B["apart"][cols])
-        if condensed is not None and np.isfinite(B["condensed"][cols]).any():
-            ok &= np.nanmean(condensed[:, cols], axis=1) >= np.nanmean(B["condensed"][cols])
+        for part, G in guarded.items():
+            if np.isfinite(B[part][cols]).any():
+                ok &= np.nanmean(G[:, cols], axis=1) >= np.nanmean(B[part][cols])
         if (ok & holds).any():
             overall = np.where(ok & holds, overall, -np.inf)
         elif ok.any():
@@ -891,13 +890,10 @@ def check_search(pool, candidates, *, owner, confidence=0.95, random_state=0, de
         info.update({f"judged_{name}": round(v, 6) for name, v in choice.items()})
     if mix_weight is not None:
         info["baseline_mix_weight"] = mix_weight
-    if parts.get("apart") is not None:
-        info.update({f"apart_{key}": (round(v, 6) if isinstance(v, float) else v) for key, v in parts["apart"].items()})
-    if parts.get("condensed") is not None:
-        info.update({f"condensed_{key}": (round(v, 6) if isinstance(v, float) else v)
-                     for key, v in parts["condensed"].items()})
+    for name, part in (("apart", parts.get("apart")), ("condensed", parts.get("condensed")), ("probe", probe_part)):
+        if part is not None:
+            info.update({f"{name}_{key}": (round(v, 6) if isinstance(v, float) else v) for key, v in part.items()})
     if probe_part is not None:
-        info.update({f"probe_{key}": (round(v, 6) if isinstance(v, float) else v) for key, v in probe_part.items()})
         info["strongest_chosen_by"] = chosen_by
     info.update(detail or {})
     report = BaselineGain(status=status, measure=f"nDCG@{pool.k}", unit="held-out queries", baseline=title,
