@@ -4,7 +4,6 @@ naming the file and the problem, before numpy allocates what the header claims o
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import pickle
 from pathlib import Path
@@ -13,28 +12,16 @@ import numpy as np
 import pytest
 
 from learnsim.ann import ANNFormatError, load_ann, make_ann
+from hostile_npy import npy, object_npy
 
 pytest.importorskip("faiss")
-
-
-def npy(shape, body=b"", descr="<i8"):
-    """A .npy file's bytes with this header and ``body`` as its data (a forged file)."""
-    header = repr({"descr": descr, "fortran_order": False, "shape": shape}).encode("latin1")
-    header += b" " * ((64 - (len(header) + 11) % 64) % 64) + b"\n"
-    return b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header + body
-
-
-def _object_npy():
-    buf = io.BytesIO()
-    np.save(buf, np.array([1, "x", None], dtype=object), allow_pickle=True)
-    return buf.getvalue()
 
 
 HOSTILE = {
     "header claims 10^12 rows": (npy((10 ** 12,), b"\0" * 80), "header announces 8000000000128"),
     "shape product wraps in int64": (npy((2 ** 32, 2 ** 32, 1)), "header announces"),
     "truncated": (npy((200,), b"\0" * 100), "is 228 bytes"),
-    "object dtype": (_object_npy(), "object array"),
+    "object dtype": (object_npy(), "object array"),
     "a pickle": (pickle.dumps(list(range(200))), "not a .npy array file"),
 }
 

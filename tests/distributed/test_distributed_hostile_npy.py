@@ -5,7 +5,6 @@ IndexFormatError naming the file and the problem, before numpy allocates what th
 the texts stay memory-mapped."""
 from __future__ import annotations
 
-import io
 import pickle
 
 import numpy as np
@@ -13,25 +12,14 @@ import pytest
 
 from learnsim.distributed._partition import PartitionTexts
 from learnsim.index._segments import IndexFormatError
-
-
-def npy(shape, body=b"", descr="<i8"):
-    header = repr({"descr": descr, "fortran_order": False, "shape": shape}).encode("latin1")
-    header += b" " * ((64 - (len(header) + 11) % 64) % 64) + b"\n"
-    return b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header + body
-
-
-def _object_npy():
-    buf = io.BytesIO()
-    np.save(buf, np.array([1, "x", None], dtype=object), allow_pickle=True)
-    return buf.getvalue()
+from hostile_npy import npy, object_npy
 
 
 HOSTILE = {
     "header claims 10^12 rows": (npy((10 ** 12,), b"\0" * 80), "header announces 8000000000128"),
     "shape product wraps in int64": (npy((2 ** 32, 2 ** 32, 1)), "header announces"),
     "truncated": (npy((3,), b"\0" * 10), "is 138 bytes"),
-    "object dtype": (_object_npy(), "object array"),
+    "object dtype": (object_npy(), "object array"),
     "a pickle": (pickle.dumps([0, 3]), "not a .npy array file"),
 }
 

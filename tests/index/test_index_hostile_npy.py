@@ -5,29 +5,16 @@ truncated file, objects, a pickle. Index.open, `learnsim index verify` and `lear
 the header claims nor unpickling."""
 from __future__ import annotations
 
-import io
 import json
 import pickle
 
-import numpy as np
 import pytest
 
 from conftest import run_cli
 from index_edit import copy, pristine, reseal  # noqa: F401  (fixtures)
 from learnsim.index import Index, IndexDamagedError
 from learnsim.index._segments import load_npy, npy_header
-
-
-def npy(shape, body=b"", descr="<i8"):
-    header = repr({"descr": descr, "fortran_order": False, "shape": shape}).encode("latin1")
-    header += b" " * ((64 - (len(header) + 11) % 64) % 64) + b"\n"
-    return b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header + body
-
-
-def _object_npy():
-    buf = io.BytesIO()
-    np.save(buf, np.array([1, "x", None], dtype=object), allow_pickle=True)
-    return buf.getvalue()
+from hostile_npy import npy, object_npy
 
 
 HOSTILE = {
@@ -35,7 +22,7 @@ HOSTILE = {
     # 2^32 * 2^32 * 1 wraps to 0 in int64: the header seemed to announce no data at all
     "shape product wraps in int64": (npy((2 ** 32, 2 ** 32, 1)), "announces"),
     "truncated": (npy((300,), b"\0" * 100), "announces"),
-    "object dtype": (_object_npy(), "objects"),
+    "object dtype": (object_npy(), "objects"),
     "a pickle": (pickle.dumps(list(range(100))), "not a whole .npy file"),
 }
 

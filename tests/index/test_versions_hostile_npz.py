@@ -3,7 +3,6 @@ an index folder brings along) checks a .npz as load does before inflating any en
 an entry whose .npy header claims 10^12 rows, objects and a pickle are refused naming the file."""
 from __future__ import annotations
 
-import io
 import pickle
 import shutil
 import zipfile
@@ -19,18 +18,7 @@ from learnsim._utils.files import sha256_file
 from learnsim.index import Index
 from learnsim.index._versions import content_digest
 from learnsim.persistence import ModelFormatError, _ExampleState, save
-
-
-def npy(shape, body=b"", descr="<i8"):
-    header = repr({"descr": descr, "fortran_order": False, "shape": shape}).encode("latin1")
-    header += b" " * ((64 - (len(header) + 11) % 64) % 64) + b"\n"
-    return b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header + body
-
-
-def _object_npy():
-    buf = io.BytesIO()
-    np.save(buf, np.array([1, "x", None], dtype=object), allow_pickle=True)
-    return buf.getvalue()
+from hostile_npy import npy, object_npy
 
 
 def _npz(path, entries, method=zipfile.ZIP_STORED):
@@ -64,7 +52,7 @@ def test_a_zip_bomb_is_refused_unread(tmp_path, monkeypatch, refuse_inflation):
 HOSTILE = {
     "header claims 10^12 rows": (npy((10 ** 12,), b"\0" * 80), "header announces 8000000000128"),
     "shape product wraps in int64": (npy((2 ** 32, 2 ** 32, 1)), "header announces"),
-    "object dtype": (_object_npy(), "object array"),
+    "object dtype": (object_npy(), "object array"),
     "a pickle": (pickle.dumps(list(range(100))), "corrupted"),
 }
 

@@ -10,11 +10,10 @@ import warnings
 import numpy as np
 import pytest
 
-import learnsim
-from learnsim.matching import MatchRule
 from learnsim.matching._rule import OLD_AUTO_KNN
 from learnsim.pipeline import Pipeline
 from conftest import run_cli
+from old_matchers import old_auto_knn
 
 
 def _notes():
@@ -43,18 +42,9 @@ def _notes():
 def models(tmp_path_factory):
     folder = tmp_path_factory.mktemp("oldknn")
     texts, pairs = _notes()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        named = learnsim.fit(texts, pairs=pairs, method="film", matcher="knn", n_components=8, random_state=0,
-                             baseline_holdout=None)      # the kNN rule kept whatever the input cosine does
-    parts = dict(named.parts)
-    assert type(parts["matcher"]).__name__ == "PairwiseKNNMatcher"
-    rule = parts["match_rule"]
-    # what --matcher auto recorded when it chose the kNN rule: every candidate measured
-    old_rule = MatchRule("knn", {"cosine": 0.879, "threshold": 0.9, "knn": 1.0, "classifier": 0.939},
-                         rule.n_pairs, rule.baseline_gain, rule.mixed_input_weight, rule.cosine_threshold)
+    old_model, named = old_auto_knn(texts, pairs)
     old = folder / "old_auto_knn.npz"
-    Pipeline(**dict(parts, match_rule=old_rule)).save(old)
+    old_model.save(old)
     new = folder / "named_knn.npz"
     named.save(new)
     return {"old": old, "named": new, "texts": texts, "folder": folder}

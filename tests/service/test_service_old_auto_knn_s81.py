@@ -13,12 +13,10 @@ import pytest
 pytest.importorskip("fastapi")
 pytest.importorskip("httpx")
 
-import learnsim  # noqa: E402
 from learnsim.index import Index  # noqa: E402
-from learnsim.matching import MatchRule  # noqa: E402
 from learnsim.matching._rule import OLD_AUTO_KNN  # noqa: E402
-from learnsim.pipeline import Pipeline  # noqa: E402
 from learnsim.service import create_app  # noqa: E402
+from old_matchers import old_auto_knn  # noqa: E402
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
@@ -49,18 +47,10 @@ def _notes():
 def indexes(tmp_path_factory):
     folder = tmp_path_factory.mktemp("svc-oldknn")
     texts, pairs = _notes()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        named = learnsim.fit(texts, pairs=pairs, method="film", matcher="knn", n_components=8, random_state=0,
-                             baseline_holdout=None)
-        parts = dict(named.parts)
-        rule = parts["match_rule"]
-        # what --matcher auto recorded when it chose the kNN rule: every candidate measured
-        old_rule = MatchRule("knn", {"cosine": 0.879, "threshold": 0.9, "knn": 1.0, "classifier": 0.939},
-                             rule.n_pairs, rule.baseline_gain, rule.mixed_input_weight, rule.cosine_threshold)
-        ids = [f"d{i}" for i in range(len(texts))]
-        Index.build(folder / "old", Pipeline(**dict(parts, match_rule=old_rule)), texts, ids).close()
-        Index.build(folder / "named", named, texts, ids).close()
+    old_model, named = old_auto_knn(texts, pairs)
+    ids = [f"d{i}" for i in range(len(texts))]
+    Index.build(folder / "old", old_model, texts, ids).close()
+    Index.build(folder / "named", named, texts, ids).close()
     return {"old": folder / "old", "named": folder / "named", "texts": texts}
 
 
