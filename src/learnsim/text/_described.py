@@ -22,11 +22,23 @@ def unrecognised_language(texts):
     (those, not dropped, whose Porter stem differs; None without PyStemmer: unstemmed)."""
     from ._languages import _DETECT_CHARS, _DETECT_TEXTS, _WORD, MIN_STOP_SHARE, detect_language, stop_list
 
+    from ._tokenize import _SPACELESS_RUN_U
+
     texts = [t for t in texts if isinstance(t, str)]
     if not texts or detect_language(texts) != "english":
         return None
     step = max(1, len(texts) // _DETECT_TEXTS)
-    counts = Counter(w for text in texts[::step][:_DETECT_TEXTS] for w in _WORD.findall(text[:_DETECT_CHARS].lower()))
+    sample = [text[:_DETECT_CHARS].lower() for text in texts[::step][:_DETECT_TEXTS]]
+    # detect_language names the languages of stop lists only, and answers "english" for Japanese,
+    # Chinese, Korean or Thai, whose runs every analyser reads by characters (bigrams) or a
+    # segmenter's words, never by English's stop words or stems: Japanese notes were told 'their
+    # language is not recognised ... read as English'. Where most letters are of those scripts,
+    # the reading is theirs and nothing is said.
+    letters = sum(len(w) for text in sample for w in _WORD.findall(text))
+    spaceless = sum(len(run) for text in sample for run in _SPACELESS_RUN_U.findall(text))
+    if letters and spaceless >= 0.5 * letters:
+        return None
+    counts = Counter(w for text in sample for w in _WORD.findall(text))
     total = sum(counts.values())
     english = stop_list("english")
     dropped = sum(n for w, n in counts.items() if w in english)
