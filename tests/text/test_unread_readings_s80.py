@@ -75,14 +75,14 @@ def _collection(language, n=100, seed=0):
     return documents, queries
 
 
-def _mrr(documents, queries, monkeypatch=None, unstemmed=False):
+def _mrr(documents, queries, monkeypatch=None, unstemmed=False, language=None):
     """Known-item MRR of BM25 (query i's item is document i; a tie shares its places), and the
     language the baselines read; ``unstemmed``: no stop words and no stems, whatever the language."""
     if unstemmed:
         import learnsim.text as text
 
         monkeypatch.setattr(text, "baseline_reading", lambda language, installed=None: (None, None))
-    lex = LexicalBaselines(documents)
+    lex = LexicalBaselines(documents, language=language)
     S = lex.scores("bm25", lex.query_counts(queries))
     rr = [0.0 if S[i, i] <= 0 else 1.0 / (1 + (S[i] > S[i, i]).sum() + 0.5 * ((S[i] == S[i, i]).sum() - 1))
           for i in range(len(queries))]
@@ -103,7 +103,10 @@ def test_english_rules_cost_an_unread_language_nothing_measurable(language, monk
 def test_a_neighbours_stems_join_the_forms_of_a_language_read_as_it(monkeypatch):
     pytest.importorskip("Stemmer")
     documents, queries = _collection("luxembourgish")
-    german, read = _mrr(documents, queries)
+    # (read as German before learnsim.text._recognised: its documents, written to one template,
+    # hold 3 different words of German's list (am, zu, an) in 63, and it now reads as a language
+    # of no list: --language de gives it German's stems)
+    german, read = _mrr(documents, queries, language="german")
     assert read == "german"
     with monkeypatch.context() as m:
         unstemmed, _ = _mrr(documents, queries, m, unstemmed=True)
@@ -113,4 +116,5 @@ def test_a_neighbours_stems_join_the_forms_of_a_language_read_as_it(monkeypatch)
 def test_the_collections_are_of_their_languages():
     # (not of a list's language by accident: each is read as the tests above say)
     assert detect_language(_collection("welsh")[0]) == "english"
-    assert detect_language(_collection("luxembourgish")[0]) == "german"
+    # (German before learnsim.text._recognised: 3 different words of its list in 63)
+    assert detect_language(_collection("luxembourgish")[0]) == "english"

@@ -16,7 +16,8 @@ __all__ = ["unrecognised_language", "describe_unrecognised"]
 
 def unrecognised_language(texts):
     """None where the language of ``texts`` is recognised (any language but English detected, or
-    English with at least :data:`MIN_STOP_SHARE` of the words its stop words); else what English's
+    English with at least :data:`MIN_STOP_SHARE` of the words its stop words, enough different ones
+    (:func:`._recognised.holds_enough`)); else what English's
     reading, the fallback, does to their words, counted on the sample detection reads: a dict of
     ``words`` (the words counted), ``stop_words`` (those English's list drops) and ``stemmed``
     (those, not dropped, whose Porter stem differs; None without PyStemmer: unstemmed)."""
@@ -42,8 +43,12 @@ def unrecognised_language(texts):
     total = sum(counts.values())
     english = stop_list("english")
     dropped = sum(n for w, n in counts.items() if w in english)
-    if total and dropped >= MIN_STOP_SHARE * total:
-        return None     # English, read as it always was
+    from ._recognised import holds_enough
+
+    # English, read as it always was: 5 % of the words English's stop words, and not the same few
+    # over and over (Lorem ipsum's in, do; ._recognised)
+    if total and dropped >= MIN_STOP_SHARE * total and holds_enough(counts, english):
+        return None
     try:
         import Stemmer
     except ImportError:

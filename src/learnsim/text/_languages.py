@@ -880,6 +880,17 @@ def detect_language(texts):
         # whatever the language (sentence-transformers' users meet this one silently)
         raise TypeError(f"texts must be a list of str (a collection's texts); got {type(texts).__name__}"
                         + (": put the one text in a list" if texts is not None else ""))
+    from ._recognised import recognised
+
+    return recognised(*_detect(texts))
+
+
+def _detect(texts):
+    """(language, shares, words) of :func:`detect_language` before the check that the winner is
+    recognised (:mod:`._recognised`): the language as its lists and scripts read ``texts``, the
+    share of the sample's words in each contested list and the sample's words as each list read
+    them ({language: Counter}; Greek's folded) (both None where a script or a language's own
+    words decided)."""
     texts = list(texts)
     step = max(1, len(texts) // _DETECT_TEXTS)
     counts = Counter()
@@ -887,14 +898,14 @@ def detect_language(texts):
     joined = "\n".join(sample)
     script_language = _arabic_script_language(joined)
     if script_language:
-        return script_language
+        return script_language, None, None
     if _is_hebrew(joined):
-        return "hebrew"
+        return "hebrew", None, None
     if _is_hindi(joined):
-        return "hindi"
+        return "hindi", None, None
     script_language = _indic_armenian_language(joined)
     if script_language:
-        return script_language
+        return script_language, None, None
     for text in sample:
         if not text.isascii() and not unicodedata.is_normalized("NFC", text):
             # a tone mark written apart (Vietnamese typed on some keyboards: e and a combining
@@ -910,13 +921,13 @@ def detect_language(texts):
         counts.update(_WORD.findall(text.lower().replace("i\u0307", "i")))
     total = sum(counts.values())
     if not total:
-        return "english"
+        return "english", None, None
     from . import _unread
 
     if _unread.unread_language(counts, total, joined):
         # Haitian Creole (its own words): read as a language of no list, not by the stems of the
         # neighbour whose stop words it shares (._unread)
-        return "english"
+        return "english", None, None
     contest = [name for name in STOP_LANGUAGES if name not in _SCRIPT_LANGUAGES]
     contest = _cyrillic_contest(joined, contest)
     contest = _afrikaans_contest(counts, total, contest)
@@ -972,7 +983,7 @@ def detect_language(texts):
             rest = [name for name in contest if name not in out] or ["english"]
             best = max(rest, key=lambda name: (shares[name], name not in losers, name == "english",
                                                (bulgarian and name == "bulgarian") or name in own))
-    return best if shares[best] >= MIN_STOP_SHARE else "english"
+    return (best if shares[best] >= MIN_STOP_SHARE else "english"), shares, read
 
 
 def _pystemmer_has(language):
