@@ -125,3 +125,30 @@ def test_fit_on_japanese_notes_says_nothing_of_english(tmp_path):
     code, out, err = run_cli(["fit", "--input", path, "--model", tmp_path / "m.npz"])
     assert code == 0, err
     assert "not recognised" not in out and "English" not in out, out
+
+
+# a made-up language in Latin letters, two of whose short words (ja, ma) are Polish's stop words
+MADE_UP = ("vana telo kiru mas ja vento dorim sela pofa toli vanu misa grenu kavo bira ma nefa duvo rombi tesu "
+           "lavi zurak peli hosa fendo lubra nagi sepo").split()
+
+
+def test_fit_on_a_made_up_latin_letter_language_says_it_is_not_recognised(tmp_path):
+    # it was read as Polish (Polish's stop words and stems) and nothing was said: the two words
+    # make more than 5 % of its words, but they are the same two over and over
+    import random
+
+    from learnsim.text import detect_language
+
+    rng = random.Random(1)
+    path = tmp_path / "made_up.jsonl"
+    rows = [{"label": label, "text": " ".join(rng.choice(MADE_UP) for _ in range(10)).capitalize() + "."}
+            for label in "abcdef" for _ in range(6)]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    assert detect_language([r["text"] for r in rows]) == "english"
+    code, out, err = run_cli(["fit", "--input", path, "--model", tmp_path / "m.npz"])
+    assert code == 0, err
+    first = out.splitlines()[0]
+    assert "not recognised" in first and "--language" in first, first
+    code, out, err = run_cli(["fit", "--input", path, "--model", tmp_path / "m.npz", "--language", "pl"])
+    assert code == 0, err
+    assert "not recognised" not in out, out

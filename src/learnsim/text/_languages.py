@@ -865,6 +865,11 @@ def detect_language(texts):
     Turkish; Mongolian's ө ү, not Russian): the next list not contradicted so wins, else English,
     the reading of a language of no list.
 
+    The winner is out too where a sample of 20 words or more holds fewer than max(2, 0.4 sqrt(n))
+    different words of its list (n: the sample's different words): a language of no list holding a
+    few of its words by chance (Lorem ipsum's sit, et; Maori's te, ki) is English, the reading of a
+    language of no list (:mod:`._recognised`).
+
     Examples
     --------
     >>> from learnsim.text import detect_language

@@ -7,15 +7,13 @@ then read with that language's stop list and stems. Such a sample holds the same
 winner's list over and over; a sample of the language itself holds many different ones (a French
 one of 50 words: de, la, le, les, des, et, en, pour, ...). The winner is taken only where the sample
 holds at least ``max(2, MIN_DISTINCT_PER_ROOT * sqrt(n))`` different words of its list, n the
-number of its different words;
-else the sample is of no language learnsim recognises, and is read as English, the fallback,
-with the clause that says so (:mod:`._described`).
+number of its different words; else the sample is of no language learnsim recognises, and is read
+as English, the fallback, with the clause that says so (:mod:`._described`).
 
 The setting was chosen on validation samples of real translated text (gettext catalogues, 20 to
-200 words) and reported on a test half of other packages'
-(``benchmarks/bench_language_detection.py``, docs/languages.md): shipped languages 0.962 ->
-0.950 detected, unknown Latin-letter languages 0.30 -> 0.48 read as unrecognised (validation).
-A sample of fewer than :data:`MIN_WORDS` words (a query, a title) is read as before: too few words
+200 words) and reported on a test half of other packages' (``benchmarks/bench_language_detection.py
+--split test``, docs/languages.md): shipped languages 0.954 -> 0.949 detected, unknown Latin-letter
+languages 0.423 -> 0.600 read as unrecognised. A sample of fewer than :data:`MIN_WORDS` words (a query, a title) is read as before: too few words
 to tell, and a short French query still reads as French.
 """
 from __future__ import annotations
