@@ -224,7 +224,10 @@ def test_the_collection_was_read_as_its_neighbour_before(language, monkeypatch):
     from learnsim.text import detect_language
 
     monkeypatch.setattr(languages, "STOP_LANGUAGES", tuple(n for n in languages.STOP_LANGUAGES if n not in BEFORE))
-    assert detect_language(COLLECTIONS[language][0]) == BEFORE[language]
+    # (the lists alone, as before learnsim.text._recognised: with its check, a Swahili or Tagalog
+    # collection without its own list is now unrecognised, not read as Spanish or Slovak)
+    assert languages._detect(COLLECTIONS[language][0])[0] == BEFORE[language]
+    assert detect_language(COLLECTIONS[language][0]) in (BEFORE[language], "english")
 
 
 def test_vietnamese_stop_words_are_no_terms_written_either_way():

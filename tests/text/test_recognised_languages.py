@@ -54,6 +54,8 @@ def test_a_language_of_no_list_reads_as_unrecognised(text):
     assert detect_language([text]) == "english"
     said = describe_unrecognised([text])
     assert said is not None and "not recognised" in said, said
+    # truthful: a list held 5 % of their words, but few different ones
+    assert "too few to tell" in said and "holds 5%" not in said, said
     # a collection of such texts too
     assert detect_language([text, text.upper(), text.lower()]) == "english"
 

@@ -17,16 +17,22 @@ __all__ = ["unrecognised_language", "describe_unrecognised"]
 def unrecognised_language(texts):
     """None where the language of ``texts`` is recognised (any language but English detected, or
     English with at least :data:`MIN_STOP_SHARE` of the words its stop words, enough different ones
-    (:func:`._recognised.holds_enough`)); else what English's
-    reading, the fallback, does to their words, counted on the sample detection reads: a dict of
-    ``words`` (the words counted), ``stop_words`` (those English's list drops) and ``stemmed``
-    (those, not dropped, whose Porter stem differs; None without PyStemmer: unstemmed)."""
-    from ._languages import _DETECT_CHARS, _DETECT_TEXTS, _WORD, MIN_STOP_SHARE, detect_language, stop_list
+    (:func:`._recognised.holds_enough`)); else what English's reading, the fallback, does to their
+    words, counted on the sample detection reads: a dict of ``words`` (the words counted),
+    ``stop_words`` (those English's list drops), ``stemmed`` (those, not dropped, whose Porter stem
+    differs; None without PyStemmer: unstemmed), and ``few_of`` and ``different``: the language
+    whose list held 5 % of the words but too few different ones (:mod:`._recognised`) and how many
+    different ones it held, or None and 0 where no list held 5 %."""
+    from ._languages import _DETECT_CHARS, _DETECT_TEXTS, _WORD, MIN_STOP_SHARE, _detect, stop_list
+    from ._recognised import holds_enough, recognised
 
     from ._tokenize import _SPACELESS_RUN_U
 
     texts = [t for t in texts if isinstance(t, str)]
-    if not texts or detect_language(texts) != "english":
+    if not texts:
+        return None
+    language, shares, read = _detect(texts)
+    if recognised(language, shares, read) != "english":
         return None
     step = max(1, len(texts) // _DETECT_TEXTS)
     sample = [text[:_DETECT_CHARS].lower() for text in texts[::step][:_DETECT_TEXTS]]
@@ -43,12 +49,16 @@ def unrecognised_language(texts):
     total = sum(counts.values())
     english = stop_list("english")
     dropped = sum(n for w, n in counts.items() if w in english)
-    from ._recognised import holds_enough
-
     # English, read as it always was: 5 % of the words English's stop words, and not the same few
     # over and over (Lorem ipsum's in, do; ._recognised)
     if total and dropped >= MIN_STOP_SHARE * total and holds_enough(counts, english):
         return None
+    # the list that held 5 % of the words but the same few over and over (._recognised): the
+    # clause says so, not that no list held 5 %
+    few_of = language if language != "english" else (
+        "english" if total and dropped >= MIN_STOP_SHARE * total else None)
+    held = counts if few_of is None or read is None or few_of not in read else read[few_of]
+    different = 0 if few_of is None else sum(1 for w in held if w in stop_list(few_of))
     try:
         import Stemmer
     except ImportError:
@@ -56,7 +66,7 @@ def unrecognised_language(texts):
     else:
         kept = [w for w in counts if w not in english]
         stemmed = sum(counts[w] for w, s in zip(kept, Stemmer.Stemmer("porter").stemWords(kept)) if s != w)
-    return {"words": total, "stop_words": dropped, "stemmed": stemmed}
+    return {"words": total, "stop_words": dropped, "stemmed": stemmed, "few_of": few_of, "different": different}
 
 
 def _share(n, total):
@@ -76,6 +86,10 @@ def describe_unrecognised(texts, readers="they are read", option="--language"):
     total = said["words"]
     stems = ("no stems: PyStemmer is not installed" if said["stemmed"] is None
              else f"Porter's stems change {_share(said['stemmed'], total)}")
-    return (f"their language is not recognised (no stop list learnsim ships holds 5% of their words): {readers} "
+    few_of = said.get("few_of")
+    held = ("no stop list learnsim ships holds 5% of their words" if not few_of else
+            f"only {said['different']} different word{'' if said['different'] == 1 else 's'} of "
+            f"{few_of.capitalize()}'s stop list among them: too few to tell")
+    return (f"their language is not recognised ({held}): {readers} "
             f"as English, the fallback (its stop words are {_share(said['stop_words'], total)}, {stems}); "
             f"{option} names their language")
