@@ -14,8 +14,8 @@ Latin-letter languages (seeded syllables), written here, half of each in each sp
 - **Shipped**: a catalogue of a language of ``STOP_LANGUAGES`` (code -> name below): the share of
   samples detected as that language.
 - **Unknown**: a Latin-letter language of no list, with no close kin among the lists: the share
-  of samples read as unrecognised (``"english"`` where English's stop words are under 5 % of the
-  words, the reading ``describe_unrecognised`` says is not recognised).
+  of samples read as unrecognised (English, the fallback, with the clause said: before, where
+  English's stop words were under 5 % of the words; after, ``unrecognised_language``).
 - **Kin** (reported apart, counted in neither): languages of no list whose closest kin has one
   (Asturian and Spanish, Occitan and Catalan, Nynorsk and Norwegian, Malay and Indonesian, ...).
 
@@ -249,7 +249,7 @@ def main(argv=None):
             for sample in draw(messages, size, args.per_size, f"{code}-{size}-{args.split}"):
                 expected = {SHIPPED[code]} if group == "shipped" else {"unrecognised"}
                 count(group, code, size, sample, expected)
-    per = max(1, args.per_size // len(sizes) * 0 + args.per_size)
+    per = args.per_size
     for kind, samples in written_samples(args.split, sizes, per).items():
         for i, sample in enumerate(samples):
             count("unknown", kind, sizes[i // per], sample, {"unrecognised"})
