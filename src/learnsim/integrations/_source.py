@@ -14,7 +14,7 @@ import numpy as np
 
 from ..client import AsyncClient, Client
 
-__all__ = ["Source", "HIT_KEYS", "check_k", "check_flag", "hit_parts", "pickled_index", "unpickled_index"]
+__all__ = ["Source", "HIT_KEYS", "check_k", "check_flag", "check_query_bundle", "hit_parts", "pickled_index", "unpickled_index"]
 
 # what a hit's metadata gets from learnsim, over the document's own keys of the same names;
 # besides these, whatever else the hit carries ("explanation", a re-ranked search's
@@ -61,6 +61,15 @@ def check_query(query):
     return query
 
 
+def check_query_bundle(query, bundle_type):
+    """``query`` (a str or LlamaIndex's ``QueryBundle``), or a TypeError naming what it is: bytes
+    was an AttributeError from inside LlamaIndex, None or a dict a pydantic ValidationError of its
+    instrumentation event."""
+    if not isinstance(query, (str, bundle_type)):
+        raise TypeError(f"query must be a str or a QueryBundle (one query); got {type(query).__name__}")
+    return query
+
+
 def hit_parts(hit, score_name, higher_is_better):
     """``(id, text, score, metadata)`` of a hit of :meth:`Index.search` (or of the service):
     the metadata is the document's, then the hit's other keys (``id``, ``score``, ``rank``,
@@ -95,8 +104,9 @@ def pickled_index(index, client, async_client, retriever):
     serve is refused with a TypeError naming what to do (a client holds an open connection
     pool; its URL and credentials are the caller's to pass again)."""
     if client is not None or async_client is not None:
-        raise TypeError(f"a {retriever} over a client of learnsim serve cannot be pickled: pickle the "
-                        "service's URL and make a new Client (or AsyncClient) and retriever from it")
+        raise TypeError(f"a {retriever} over a client of learnsim serve cannot be pickled nor deep-copied: pickle "
+                        "the service's URL and make a new Client (or AsyncClient) and retriever from it (copy.copy "
+                        "shares the client)")
     from ..index import Index
 
     if isinstance(index, Index):

@@ -43,6 +43,7 @@ Examples
 ['t4']
 >>> retriever.index.close()
 """
+import copy
 from typing import Any, Dict, List, Optional
 
 
@@ -130,6 +131,16 @@ class LearnsimRetriever(BaseRetriever):
         fields = dict(state["__dict__"])
         fields["index"] = unpickled_index(fields.get("index"))
         super().__setstate__({**state, "__dict__": fields})
+
+    # pydantic's deep copy (copy.deepcopy, model_copy(deep=True)) copied the open Index field by
+    # field and failed "cannot pickle '_thread.lock' object": a deep copy is made as a pickle is,
+    # the index opened again from its path (as LlamaIndex's retriever, which copies by its pickle
+    # state, does); copy.copy still shares the index
+    def __deepcopy__(self, memo: Optional[Dict[int, Any]] = None) -> "LearnsimRetriever":
+        state = copy.deepcopy(self.__getstate__(), memo)
+        other = type(self).__new__(type(self))
+        other.__setstate__(state)
+        return other
 
     def _source(self) -> Source:
         return Source(self.index, self.client, self.async_client)

@@ -59,7 +59,7 @@ except ImportError as exc:
     raise ImportError('learnsim.integrations.llamaindex needs llama-index-core: pip install "learnsim[llamaindex]" '
                       f"({exc})", name="llama_index") from exc
 
-from ._source import Source, check_flag, check_k, hit_parts, pickled_index, unpickled_index
+from ._source import Source, check_flag, check_k, check_query_bundle, hit_parts, pickled_index, unpickled_index
 
 __all__ = ["LearnsimRetriever", "learnsim_filter"]
 
@@ -190,6 +190,14 @@ class LearnsimRetriever(BaseRetriever):
     @property
     def async_client(self):
         return self._source.async_client
+
+    # checked before LlamaIndex's own retrieve(): its instrumentation event refused a None with a
+    # pydantic ValidationError, and bytes went on to an AttributeError inside it
+    def retrieve(self, str_or_query_bundle: Any) -> List[NodeWithScore]:
+        return super().retrieve(check_query_bundle(str_or_query_bundle, QueryBundle))
+
+    async def aretrieve(self, str_or_query_bundle: Any) -> List[NodeWithScore]:
+        return await super().aretrieve(check_query_bundle(str_or_query_bundle, QueryBundle))
 
     def _options(self) -> tuple:
         return self.similarity_top_k, self.filter, self.explain, self.n_top
