@@ -86,3 +86,29 @@ def test_llamaindex_refuses_a_query_that_is_not_text(index, query):
 
     assert [n.node.node_id for n in retriever.retrieve("password")] == ["t0", "t1"]
     assert [n.node.node_id for n in retriever.retrieve(QueryBundle("password"))] == ["t0", "t1"]
+
+
+def test_llamaindex_filters_nested_too_deep_are_refused_not_a_recursion_error(index):
+    """learnsim_filter of MetadataFilters nested 1,000 deep was a RecursionError from inside its
+    own recursion (the retriever's constructor raised it): the nesting is bounded, a FilterError
+    naming the bound; a nesting within it still converts (a one-filter level adds no level)."""
+    pytest.importorskip("llama_index.core")
+    from llama_index.core.vector_stores.types import MetadataFilter, MetadataFilters
+
+    from learnsim.exceptions import FilterError
+    from learnsim.integrations.llamaindex import MAX_FILTERS_NESTING, LearnsimRetriever, learnsim_filter
+
+    def nested(depth):
+        filters = MetadataFilters(filters=[MetadataFilter(key="topic", value="billing")])
+        for _ in range(depth - 1):
+            filters = MetadataFilters(filters=[filters])
+        return filters
+
+    assert learnsim_filter(nested(MAX_FILTERS_NESTING)) == {"topic": {"$eq": "billing"}}
+    retriever = LearnsimRetriever(index, similarity_top_k=2, filters=nested(MAX_FILTERS_NESTING))
+    assert [n.node.node_id for n in retriever.retrieve("charged")] == ["t2", "t3"]
+    for depth in (MAX_FILTERS_NESTING + 1, 5_000):
+        with pytest.raises(FilterError, match=f"MetadataFilters nest deeper than {MAX_FILTERS_NESTING} levels"):
+            learnsim_filter(nested(depth))
+        with pytest.raises(FilterError, match=f"MetadataFilters nest deeper than {MAX_FILTERS_NESTING} levels"):
+            LearnsimRetriever(index, filters=nested(depth))

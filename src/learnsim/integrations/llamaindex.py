@@ -59,9 +59,14 @@ except ImportError as exc:
     raise ImportError('learnsim.integrations.llamaindex needs llama-index-core: pip install "learnsim[llamaindex]" '
                       f"({exc})", name="llama_index") from exc
 
+from ..exceptions import FilterError
 from ._source import Source, check_flag, check_k, check_query_bundle, hit_parts, pickled_index, unpickled_index
 
-__all__ = ["LearnsimRetriever", "learnsim_filter"]
+__all__ = ["LearnsimRetriever", "learnsim_filter", "MAX_FILTERS_NESTING"]
+
+#: The deepest nesting of ``MetadataFilters`` :func:`learnsim_filter` reads (a learnsim filter nests
+#: at most 8 levels, but a level of one filter adds none): 1,000 levels were a RecursionError.
+MAX_FILTERS_NESTING = 64
 
 # LlamaIndex's filter operators that learnsim's filters express, and how (a field a document lacks
 # matches != and nin in both)
@@ -75,7 +80,7 @@ def _value(item):
     return getattr(item, "value", item)
 
 
-def learnsim_filter(filters):
+def learnsim_filter(filters, _depth=1):
     """The learnsim metadata filter (:meth:`learnsim.index.Index.search`'s ``filter``) that selects
     what LlamaIndex's ``MetadataFilters`` (or one ``MetadataFilter``) selects; a learnsim filter
     (a dict) or None is returned as it is.
@@ -86,7 +91,8 @@ def learnsim_filter(filters):
     ``and``, ``or`` and ``not`` (none of them matches) become ``$and``, ``$or`` and ``$not`` of an
     ``$or``; nested ``MetadataFilters`` nest. A ``MetadataFilters`` with no filter selects every
     document (None). The other operators (``text_match``, ``is_empty``, ...) have no learnsim
-    filter: a ValueError names the operator and the key.
+    filter: a ValueError names the operator and the key. MetadataFilters nested deeper than
+    :data:`MAX_FILTERS_NESTING` (64) levels are a FilterError (a ValueError).
     """
     if filters is None or isinstance(filters, dict):
         return filters
@@ -108,7 +114,10 @@ def learnsim_filter(filters):
                              "filter dict)")
         return {filters.key: {_OPERATORS[op]: filters.value}}
     if isinstance(filters, MetadataFilters):
-        parts = [learnsim_filter(f) for f in filters.filters]
+        if _depth > MAX_FILTERS_NESTING:
+            raise FilterError(f"LlamaIndex's MetadataFilters nest deeper than {MAX_FILTERS_NESTING} levels "
+                              "(MAX_FILTERS_NESTING); a learnsim filter nests at most 8")
+        parts = [learnsim_filter(f, _depth + 1) for f in filters.filters]
         parts = [p for p in parts if p is not None]          # an empty MetadataFilters inside selects all
         condition = str(_value(filters.condition or FilterCondition.AND))
         if condition == "not":
