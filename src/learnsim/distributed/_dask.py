@@ -5,8 +5,9 @@ on the caller's client. Dask is imported here, inside functions, and nowhere bel
 from __future__ import annotations
 
 import importlib
+from collections.abc import Mapping
 
-__all__ = ["require", "as_bag", "tree_reduce", "compute", "check_split_every"]
+__all__ = ["require", "as_bag", "partition_items", "tree_reduce", "compute", "check_split_every"]
 
 # partial results combined at a time (dask.bag's reduction default is 8 as well)
 SPLIT_EVERY = 8
@@ -38,6 +39,17 @@ def as_bag(texts, name="texts"):
     hint = " (make one with dask.bag.from_sequence(texts, npartitions=...))" if isinstance(texts, (list, tuple)) else ""
     raise TypeError(f"{name} must be a dask.bag.Bag of str or a Dask dataframe column; "
                     f"got {type(texts).__name__}{hint}")
+
+
+def partition_items(partition, what, number):
+    """A partition's items as a list, or a TypeError naming the partition (``number``) for one
+    that is a str, bytes or a mapping (``what``: "texts", "ids"). A partition is iterated:
+    one str was its characters, each a text (or an id), and a dict its keys, without a word said."""
+    if isinstance(partition, (str, bytes, bytearray, Mapping)):
+        where = f"partition {number}" if what == "texts" else f"partition {number} of {what}"
+        raise TypeError(f"{where} is a {type(partition).__name__}, not a sequence of {what}: a partition is read "
+                        f"item by item (one str would be its characters); give each partition as a list")
+    return list(partition)
 
 
 def check_split_every(split_every):

@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from ..index._segments import IndexFormatError, Segment, write_segment
+from ._dask import partition_items
 
 __all__ = ["write_partition", "open_segment", "PartitionTexts", "search_partition", "merge_best"]
 
@@ -53,7 +54,7 @@ def whole_strings(strings, what, partition):
     id; here an id was stored, and a text refused only where the model's vocabulary read it, at
     its position inside its partition given as the collection's. Items that are not str are
     left to the checks that name their type."""
-    strings = list(strings)
+    strings = partition_items(strings, what, partition)
     for i, s in enumerate(strings):
         if isinstance(s, str) and not s.isascii():
             from .._utils.inputs import check_text
@@ -63,7 +64,7 @@ def whole_strings(strings, what, partition):
 
 
 def _checked_ids(ids, n, partition):
-    ids = list(ids)
+    ids = partition_items(ids, "ids", partition)
     if len(ids) != n:
         raise ValueError(f"partition {partition} of ids holds {len(ids)} ids for {n} texts: ids must be "
                          "partitioned like the texts")

@@ -32,7 +32,8 @@ from collections import Counter
 import numpy as np
 import scipy.sparse as sp
 
-from ._dask import SPLIT_EVERY, as_bag, check_split_every, compute, portable, ready, require, tree_reduce
+from ._dask import (SPLIT_EVERY, as_bag, check_split_every, compute, partition_items, portable, ready, require,
+                    tree_reduce)
 from ..text import installed_dictionary
 from ._hashing import NEEDS_STATISTICS, HashingTextVectorizer
 
@@ -48,7 +49,7 @@ _NOT_MAP_REDUCE = {"n_components": "LSI (an SVD of the whole weighted matrix)",
 
 # ---------------------------------------------------------------------- checks on the workers
 def _checked_texts(texts, partition):
-    texts = list(texts)
+    texts = partition_items(texts, "texts", partition)
     for i, t in enumerate(texts):
         if not isinstance(t, str):
             hint = "; decode bytes first" if isinstance(t, bytes) else ""
