@@ -93,10 +93,21 @@ def doc_path(doc_id, suffix=""):
     return f"v1/docs/{encoded}{suffix}"
 
 
-def _texts(texts, what="texts"):
+def _listed(values, what, wanted="a list of str"):
+    """``values`` (a list, a tuple, any iterable of them) as a list, or a TypeError naming
+    ``what`` and the type: read with list(), a dict gave its keys (client.add({id: text}) sent
+    the ids as the texts), bytes its byte values, None "'NoneType' object is not iterable"."""
+    if isinstance(values, (bytes, bytearray, memoryview, dict)) or not hasattr(values, "__iter__"):
+        hint = "; decode bytes first" if isinstance(values, (bytes, bytearray, memoryview)) else \
+            " (its values are .values())" if isinstance(values, dict) else ""
+        raise TypeError(f"{what} must be {wanted}; got {type(values).__name__}{hint}")
+    return list(values)
+
+
+def _texts(texts, what="texts", wanted="a list of str"):
     if isinstance(texts, str):
         raise TypeError(f"{what} must be a list of str, not a single str (wrap it in a list)")
-    texts = list(texts)
+    texts = _listed(texts, what, wanted)
     for i, t in enumerate(texts):
         if not isinstance(t, str):
             raise TypeError(f"{what}[{i}] must be a str; got {type(t).__name__}")
@@ -111,7 +122,7 @@ def _documents(texts, ids, metadata):
     if ids is not None:
         if isinstance(ids, str):
             raise TypeError("ids must be a list of str, not a single str")
-        ids = list(ids)
+        ids = _listed(ids, "ids")
         if len(ids) != len(texts):
             raise ValueError(f"got {len(ids)} ids for {len(texts)} texts")
     if metadata is not None:
@@ -441,7 +452,7 @@ class Routes:
                 return self._send(Call("GET", "v1/search", params=params, shape=_shape(_one_result, include)))
             body = _paged(self._search_body([query], k, filter, explain, n_top), offset, include, query_string=False)
             return self._send(Call("POST", "v1/search", json=body, shape=_shape(_first_result, include)))
-        queries = _texts(query, "queries")
+        queries = _texts(query, "queries", "a str or a list of str")
         body = _paged(self._search_body(queries, k, filter, explain, n_top), offset, include, query_string=False)
         return self._send(Call("POST", "v1/search", json=body, shape=_shape(_results, include)))
 
