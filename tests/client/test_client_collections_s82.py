@@ -60,3 +60,23 @@ def test_lists_and_tuples_and_generators_are_still_sent(client):
         body = json.loads(client.sent[0].content)
         assert [d["text"] for d in body["documents"]] == ["one", "two"]
         assert [d["id"] for d in body["documents"]] == ["a", "b"]
+
+
+@pytest.mark.parametrize("base_url, why", [(None, "got NoneType"), (b"http://127.0.0.1:8000", "got bytes"),
+                                           ("127.0.0.1:8000", "http:// or https://"),
+                                           ("ftp://127.0.0.1", "http:// or https://"),
+                                           ("not a url", "http:// or https://"), ("http://", "no host")])
+def test_a_base_url_that_is_not_an_http_address_is_refused_when_the_client_is_made(base_url, why):
+    """Client(None) was made, base_url 'None', and every call then failed with ConnectionFailed
+    'UnsupportedProtocol: Request URL is missing an http:// or https:// protocol' (b'http://...'
+    was the URL "b'http://...'"): now a ValueError (a TypeError for a non-str) names base_url."""
+    from learnsim.client import AsyncClient
+
+    for cls in (Client, AsyncClient):
+        with pytest.raises((TypeError, ValueError), match=f"base_url .*{why}"):
+            cls(base_url)
+
+
+def test_http_and_https_addresses_with_a_path_are_taken():
+    for url in ("http://127.0.0.1:8000", "https://search.example/learnsim/", "HTTP://LOCALHOST:1", httpx.URL("http://x")):
+        Client(url).close()

@@ -11,6 +11,7 @@ import logging
 import math
 import time
 from datetime import datetime, timezone
+from urllib.parse import urlsplit
 
 from .. import __version__
 from ._errors import ClientError, ConnectionFailed, DeadlineExceeded, error_of, read_json, text_of
@@ -68,6 +69,22 @@ def retry_after_seconds(value, now=None):
             when = when.replace(tzinfo=timezone.utc)
         seconds = (when - (now or datetime.now(timezone.utc))).total_seconds()
     return max(0.0, seconds) if math.isfinite(seconds) else None
+
+
+def _checked_base_url(base_url, httpx):
+    """``base_url`` (a str or an ``httpx.URL``) without its trailing "/", or a TypeError or ValueError
+    naming it: Client(None) was made with the address 'None', b"http://..." with "b'http://...'",
+    and every call of either failed later with a ConnectionFailed of an UnsupportedProtocol."""
+    if not isinstance(base_url, (str, httpx.URL)):
+        raise TypeError(f"base_url must be a str such as 'http://127.0.0.1:8000'; got {type(base_url).__name__}")
+    url = str(base_url).strip()
+    parts = urlsplit(url)
+    if parts.scheme.lower() not in ("http", "https"):
+        raise ValueError(f"base_url must begin with http:// or https:// (learnsim serve's address, such as "
+                         f"'http://127.0.0.1:8000'); got {url[:100]!r}")
+    if not parts.hostname:
+        raise ValueError(f"base_url names no host; got {url[:100]!r}")
+    return url.rstrip("/")
 
 
 def _announced_length(response):
@@ -149,7 +166,7 @@ class _Session(Routes):
         self._undecodable = httpx.DecodingError
         # no request was sent: safe to retry whatever it was
         self._unsent = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
-        self.base_url = str(base_url).rstrip("/")
+        self.base_url = _checked_base_url(base_url, httpx)
         self._sleep = sleep
         # only what _Body inflates in bounded steps (httpx would ask for zstd too)
         headers = {"User-Agent": f"learnsim-client/{__version__}", "Accept": "application/json",
