@@ -59,7 +59,6 @@ except ImportError as exc:
     raise ImportError('learnsim.integrations.llamaindex needs llama-index-core: pip install "learnsim[llamaindex]" '
                       f"({exc})", name="llama_index") from exc
 
-from ..exceptions import FilterError
 from ._source import Source, check_flag, check_k, check_query_bundle, hit_parts, pickled_index, unpickled_index
 
 __all__ = ["LearnsimRetriever", "learnsim_filter", "MAX_FILTERS_NESTING"]
@@ -115,6 +114,8 @@ def learnsim_filter(filters, _depth=1):
         return {filters.key: {_OPERATORS[op]: filters.value}}
     if isinstance(filters, MetadataFilters):
         if _depth > MAX_FILTERS_NESTING:
+            from ..index import FilterError     # the index's own error of a filter (imported when used)
+
             raise FilterError(f"LlamaIndex's MetadataFilters nest deeper than {MAX_FILTERS_NESTING} levels "
                               "(MAX_FILTERS_NESTING); a learnsim filter nests at most 8")
         parts = [learnsim_filter(f, _depth + 1) for f in filters.filters]
