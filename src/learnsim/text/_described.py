@@ -32,7 +32,7 @@ def unrecognised_language(texts):
     if not texts:
         return None
     language, shares, read = _detect(texts)
-    if recognised(language, shares, read) != "english":
+    if recognised(language, shares, read, stop_list) != "english":
         return None
     step = max(1, len(texts) // _DETECT_TEXTS)
     sample = [text[:_DETECT_CHARS].lower() for text in texts[::step][:_DETECT_TEXTS]]

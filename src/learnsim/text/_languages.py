@@ -887,7 +887,7 @@ def detect_language(texts):
                         + (": put the one text in a list" if texts is not None else ""))
     from ._recognised import recognised
 
-    return recognised(*_detect(texts))
+    return recognised(*_detect(texts), stop_list)
 
 
 def _detect(texts):

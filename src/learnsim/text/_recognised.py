@@ -39,13 +39,12 @@ def holds_enough(counts, words):
     return distinct >= max(2.0, MIN_DISTINCT_PER_ROOT * math.sqrt(len(counts)))
 
 
-def recognised(language, shares, read):
+def recognised(language, shares, read, stop_list):
     """``language`` (what the lists and scripts read a sample as, :func:`._languages._detect`)
-    where the sample holds enough different words of its list, else ``"english"``, the reading of
-    a language of no list. A language told by its script or its own words (``shares`` None) and
-    English (the fallback itself) are kept."""
+    where the sample holds enough different words of its list (``stop_list(language)``), else
+    ``"english"``, the reading of a language of no list. A language told by its script or its own
+    words (``shares`` None) and English (the fallback itself) are kept. ``stop_list`` is given,
+    not imported: this module sits below ``._languages``."""
     if shares is None or language == "english":
         return language
-    from ._languages import stop_list
-
     return language if holds_enough(read[language], stop_list(language)) else "english"
