@@ -161,6 +161,11 @@ def _read_jsts_file(path, encoding_errors):
         if missing:
             raise ValueError(f"{path}, line {number}: no {', '.join(missing)} key; a JSTS line has sentence1, "
                              "sentence2 and label")
+        for key in ("sentence1", "sentence2"):
+            # str() made a null "None" and a number "5": a text the file never held
+            if not isinstance(row[key], str):
+                shown = "null" if row[key] is None else f"{type(row[key]).__name__} {row[key]!r}"
+                raise ValueError(f"{path}, line {number}: {key} must be a string; got {shown}")
         try:
             score = float(row["label"])
         except (TypeError, ValueError):
@@ -169,8 +174,8 @@ def _read_jsts_file(path, encoding_errors):
             raise ValueError(f"{path}, line {number}: label {score!r} is outside [{lo:g}, {hi:g}]")
         columns["id"].append(None if row.get("sentence_pair_id") is None else str(row["sentence_pair_id"]))
         columns["yjcaptions_id"].append(row.get("yjcaptions_id"))
-        columns["sentence1"].append(str(row["sentence1"]))
-        columns["sentence2"].append(str(row["sentence2"]))
+        columns["sentence1"].append(row["sentence1"])
+        columns["sentence2"].append(row["sentence2"])
         columns["score"].append(score)
     if not columns["score"]:
         raise ValueError(f"{path} contains no sentence pairs")

@@ -378,10 +378,15 @@ class _Columns:
         self.line_numbers = []
         self.n_empty = 0
 
-    def add(self, get, roles, where, number):
+    def add(self, get, roles, where, number, json=False):
         texts = []
         for role in ("text_a", "text_b"):
             text = get(roles[role], role)
+            if text is None and json:
+                # JSON's null is no text: read as "" without a word, it paired a blank with the
+                # other text (--input refuses a null text the same way)
+                raise DocumentFormatError(f"{where}: {role} must be text; got null (write \"\" for an empty text, "
+                                          "or leave the pair out)")
             if text is None or (isinstance(text, float) and math.isnan(text)):
                 text = ""  # a missing cell (None, or NaN in a DataFrame) is an empty text
             if not isinstance(text, str):
@@ -637,8 +642,9 @@ def _is_value(cell, kind):
         return False
 
 
-def _read_objects(objects, columns, kind_arg, where_of):
-    """Pairs from ``(number, dict)`` items (JSON Lines, a list of dicts)."""
+def _read_objects(objects, columns, kind_arg, where_of, json=False):
+    """Pairs from ``(number, dict)`` items (JSON Lines, ``json``: a null text is refused; a list
+    of dicts: None is a missing cell, an empty text)."""
     objects = list(objects)
     if not objects:
         return None, None
@@ -669,7 +675,7 @@ def _read_objects(objects, columns, kind_arg, where_of):
                                           f"{', '.join(map(repr, obj))}")
             return obj[key]
 
-        parsed.add(get, roles, where, number)
+        parsed.add(get, roles, where, number, json=json)
     return parsed, dict(layout="header" if columns is None else "columns", roles=roles, n_extra_field_lines=0,
                         n_undecodable_lines=0, names=None)
 
@@ -687,7 +693,7 @@ def _read_jsonl(path, columns, kind_arg, encoding_errors, encoding="utf-8"):
         # a label or score 1e-400 read as 0 (not a duplicate, the lowest grade): refused, naming it
         refuse_underflow(record, line, f"{path}, line {number}")
         objects.append((number, record))
-    parsed, info = _read_objects(objects, columns, kind_arg, lambda number: f"{path}, line {number}")
+    parsed, info = _read_objects(objects, columns, kind_arg, lambda number: f"{path}, line {number}", json=True)
     if parsed is None:
         raise DocumentFormatError(f"{path} contains no pairs (the file is empty)")
     info["n_undecodable_lines"] = counts["undecodable_lines"]
