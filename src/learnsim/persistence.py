@@ -514,30 +514,49 @@ def check_npy_file(path, what="array file"):
     exactly the bytes its header announces: np.load would otherwise allocate what a forged
     header claims before finding the data short. Only the header is read, so a file checked
     this way can still be memory-mapped."""
-    path = Path(path)
+    with _checked_npy(Path(path), what) as (shape, dtype, _fh):
+        return shape, dtype
+
+
+@contextlib.contextmanager
+def _checked_npy(path, what):
+    """``(shape, dtype, handle)`` of the checked ``.npy`` file ``path`` (:func:`check_npy_file`),
+    ``handle`` open on it just past its header."""
     try:
-        with _open_regular_file(path, what) as fh:
-            size = os.fstat(fh.fileno()).st_size
-            try:
-                shape, dtype, header_bytes = _npy_header(fh)
-            except (ValueError, EOFError, SyntaxError) as exc:
-                raise ModelFormatError(f"{path} is not a .npy array file numpy reads ({exc or 'empty'})") from None
+        fh = _open_regular_file(path, what)
     except OSError as exc:
         raise ModelFormatError(f"{path}: {exc.strerror or exc}") from None
-    problem = _npy_size_problem("it", size, shape, dtype, header_bytes)
-    if problem is not None:
-        raise ModelFormatError(f"{path}: {problem}")
-    return shape, dtype
+    with fh:
+        try:
+            size = os.fstat(fh.fileno()).st_size
+            shape, dtype, header_bytes = _npy_header(fh)
+        except (ValueError, EOFError, SyntaxError) as exc:
+            raise ModelFormatError(f"{path} is not a .npy array file numpy reads ({exc or 'empty'})") from None
+        except OSError as exc:
+            raise ModelFormatError(f"{path}: {exc.strerror or exc}") from None
+        problem = _npy_size_problem("it", size, shape, dtype, header_bytes)
+        if problem is not None:
+            raise ModelFormatError(f"{path}: {problem}")
+        yield shape, dtype, fh
 
 
 def load_npy_file(path, *, mmap_mode=None, what="array file"):
     """np.load of the ``.npy`` file ``path`` (``mmap_mode`` as np.load's) after
-    :func:`check_npy_file`; never unpickles. ModelFormatError names the file and the problem."""
-    check_npy_file(path, what)
+    :func:`check_npy_file`; never unpickles. ModelFormatError names the file and the problem.
+    Without ``mmap_mode`` the data is read from the handle the check opened, so the file cannot
+    be swapped (for a named pipe, which would stall the read) between the check and the read."""
+    path = Path(path)
     try:
-        return np.load(path, mmap_mode=mmap_mode, allow_pickle=False)
+        if mmap_mode is not None:
+            check_npy_file(path, what)
+            return np.load(path, mmap_mode=mmap_mode, allow_pickle=False)
+        with _checked_npy(path, what) as (_shape, _dtype, fh):
+            fh.seek(0)
+            return np.lib.format.read_array(fh, allow_pickle=False)
+    except ModelFormatError:
+        raise
     except (ValueError, OSError, EOFError) as exc:
-        raise ModelFormatError(f"{Path(path)} is not a readable .npy array: {exc}") from None
+        raise ModelFormatError(f"{path} is not a readable .npy array: {exc}") from None
 
 
 def _read_entry(archive, key, path):

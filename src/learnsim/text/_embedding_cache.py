@@ -149,21 +149,23 @@ def _shard_name(key_id, keys, vectors):
 
 def _read_npy(path, dtype, columns, rows=None):
     """The array of a ``.npy`` file as (dtype, (rows, columns)), or ValueError saying what is
-    wrong. The header is read first (memory-mapped), so a file that claims more than it holds
-    is refused before anything is allocated."""
+    wrong (FileNotFoundError where there is no file). Read through the checks of every reader of
+    a .npy (persistence.load_npy_file): a regular file only (a named pipe stalled np.load), no
+    objects, exactly the bytes its header announces (a forged 10^12 rows is refused unread)."""
+    from ..persistence import load_npy_file      # here: the cache's import stays light
+
+    path = Path(path)
+    if not os.path.lexists(path):
+        raise FileNotFoundError(path)
     try:
-        mapped = np.load(path, mmap_mode="r", allow_pickle=False)
-    except Exception as exc:  # noqa: BLE001 - any damage reads as "not a shard", never a traceback
-        raise ValueError(f"not a readable .npy file ({type(exc).__name__}: {_one_line(exc, 120)})") from None
-    expected = (mapped.shape[0] if rows is None else rows, columns)
-    if mapped.dtype != np.dtype(dtype) or mapped.ndim != 2 or mapped.shape != expected:
-        raise ValueError(f"holds {mapped.dtype} {mapped.shape}, expected {np.dtype(dtype)} {expected}")
-    try:
-        return np.array(mapped)
-    except Exception as exc:  # noqa: BLE001 - a file cut short while mapped
-        raise ValueError(f"could not be read ({type(exc).__name__}: {_one_line(exc, 120)})") from None
-    finally:
-        del mapped
+        array = load_npy_file(path, what="embedding cache file")
+    except ValueError as exc:    # ModelFormatError: the message names the file, which the warning does
+        raise ValueError(_one_line(str(exc).replace(str(path), "it"), 200)) from None
+    expected = ("n" if rows is None else rows, columns)
+    if (array.dtype != np.dtype(dtype) or array.ndim != 2 or array.shape[1] != columns
+            or rows is not None and array.shape[0] != rows):
+        raise ValueError(f"holds {array.dtype} {array.shape}, expected {np.dtype(dtype)} ({expected[0]}, {columns})")
+    return array
 
 
 class _EmbeddingCache:
