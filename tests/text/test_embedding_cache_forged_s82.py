@@ -13,8 +13,16 @@ import numpy as np
 import pytest
 
 from hostile_npy import npy, object_npy
+from learnsim.text import _embedding_cache, encoders
 from learnsim.text.encoders import embedding_cache, encoded_text_count
-from test_embedding_cache import DIM, FakeEncoder, _clear_memo, _reference, _shards, _texts, fresh_memo  # noqa: F401
+from test_embedding_cache import DIM, FakeEncoder, _clear_memo, _reference, _shards, _texts
+
+
+@pytest.fixture(autouse=True)
+def fresh_memo(monkeypatch):
+    """As test_embedding_cache's: the encoders' memo empty, no cache block open."""
+    monkeypatch.setattr(encoders, "_MEMO", {})
+    monkeypatch.setattr(_embedding_cache, "_ACTIVE_CACHE", [None])
 
 
 def _keys_of(vectors_file):
