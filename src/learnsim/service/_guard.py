@@ -10,6 +10,7 @@ from urllib.parse import unquote_to_bytes
 
 from . import _limits
 from ._http import _error, _short
+from ._page_error import page_refusal
 
 _LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
 # what needs no key even with protect_reads: a liveness probe, the schema and its page (which
@@ -394,8 +395,9 @@ class _BodyLimit:
         problem = _bad_utf8(scope)
         if problem:
             # the framework would decode it with U+FFFD in place of the bad bytes: a search for
-            # something the client never sent, or an id no document has
-            return _error(400, problem)
+            # something the client never sent, or an id no document has; the search page answers
+            # its own HTML page (a browser showed the JSON as text), the API its JSON
+            return page_refusal(scope, 400, problem) or _error(400, problem)
         method, path = scope["method"], scope["path"]
         write = _is_write(method, path, _raw_path(scope))
         if self.key is not None and method != "OPTIONS" and (

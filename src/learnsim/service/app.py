@@ -147,6 +147,7 @@ from ..index import Index, IndexFormatError
 from . import page
 from ._fast import FastSearch
 from ._interleaved import interleaved_answer
+from ._page_error import PAGE_HEADERS as _PAGE_HEADERS
 from ._page_versions import explained_page
 from ._guard import HEAD, _BodyLimit, _authorized, allowed_host_names
 from ._http import (_RETRY_AFTER_S, StrictJSONRoute, _damage_message, _error, _error_of, _fail, _json, _short,
@@ -190,11 +191,6 @@ _NOT_AN_OBJECT = ("missing", "model_attributes_type", "model_type", "dict_type")
 # where pydantic places such an error: the body, or one of the forms of POST /v1/match's (a
 # union: a body that is no object was a 422 there, naming both models, a 400 on every other route)
 _WHOLE_BODY = ((), ("MatchText",), ("MatchPairs",))
-# the page and its files load nothing from anywhere but this service, and run no inline script
-_PAGE_HEADERS = {"Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; "
-                                            "connect-src 'self'; img-src 'self'; form-action 'self'; "
-                                            "base-uri 'none'; frame-ancestors 'none'",
-                 "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"}
 _STATIC = {"page.css": "text/css; charset=utf-8", "page.js": "text/javascript; charset=utf-8"}
 
 
