@@ -279,6 +279,21 @@ _TSV_TEXT_NAMES = ("text", "query", "body", "title", "contents", "passage")
 _DOCUMENT_LABEL_NAMES = ("label", "category", "class", "topic")
 
 
+def _headerless_hint(fields, delimiter):
+    """What to do with a first row of no recognised layout. Two texts and then a number
+    (text_a<TAB>text_b<TAB>label, the label last where the headerless layouts read it first) is
+    a file written without its header: the header line to add and the columns that read it as
+    it is are named; any other row gets the general advice."""
+    cells = [f.strip() for f in fields]
+    if len(cells) == 3 and _is_number(cells[2]) and not _is_number(cells[0]) and not _is_number(cells[1]):
+        role = "label" if _number(cells[2]) in (0, 1) else "score"
+        sep = "<TAB>" if delimiter == "\t" else delimiter
+        return (f"it reads as two texts and a {role} with no header line: add the header "
+                f"text_a{sep}text_b{sep}{role} as the first line, or pass columns='text_a=0,text_b=1,{role}=2' "
+                f"(--columns text_a=0,text_b=1,{role}=2 on the command line)")
+    return ("add a header line naming the columns (text_a, text_b, and label or score), or " + _COLUMNS_HINT)
+
+
 def _refuse_documents_header(fields, where):
     """Refuse a first row of two cells that is the header of a documents file (``id<TAB>text``,
     ``label<TAB>text``, either way round): read as unlabelled pairs, the header was a pair and
@@ -582,7 +597,7 @@ def _read_delimited(path, fmt, columns, delimiter, header, quoting, kind_arg, en
             raise _UnknownLayout(
                 f"{path}, line {first_number}: not a recognised pair layout ({len(first_fields)} "
                 f"{'tab' if delimiter == chr(9) else repr(delimiter)}-separated field(s): "
-                f"{', '.join(repr(f[:20]) for f in first_fields[:8])}); {_COLUMNS_HINT}")
+                f"{', '.join(repr(f[:20]) for f in first_fields[:8])}); {_headerless_hint(first_fields, delimiter)}")
     else:
         columns = parse_columns(columns)
         by_name = any(isinstance(c, str) for c in columns.values())
