@@ -87,13 +87,19 @@ def _drop_identical_pairs(columns, first_key, second_key):
 
 
 def _parse_pair_ids(raw_ids):
-    """int64 ids when every id is an integer, else an object array; ``0..n-1`` without ids."""
+    """int64 ids when every id is an integer written in ASCII digits within int64, else an object
+    array of the ids as written; ``0..n-1`` without ids. int() alone read "1_0" as 10 and "٣"
+    as 3 (ids the file does not hold), and an id past 64 bits raised OverflowError."""
     if all(v is None for v in raw_ids):
         return np.arange(len(raw_ids), dtype=np.int64)
-    try:
-        return np.array([int(v) for v in raw_ids], dtype=np.int64)
-    except (TypeError, ValueError):
-        return _object_array(raw_ids)
+    if all(isinstance(v, str) and _PLAIN_INTEGER.fullmatch(v) for v in raw_ids):
+        values = [int(v) for v in raw_ids]
+        if all(-2 ** 63 <= v < 2 ** 63 for v in values):
+            return np.array(values, dtype=np.int64)
+    return _object_array(raw_ids)
+
+
+_PLAIN_INTEGER = re.compile(r"-?[0-9]{1,20}")
 
 
 #: The longest field of a quoted .csv/.tsv record (64 MiB).
@@ -402,6 +408,10 @@ class _Columns:
                 # other text (--input refuses a null text the same way)
                 raise DocumentFormatError(f"{where}: {role} must be text; got null (write \"\" for an empty text, "
                                           "or leave the pair out)")
+            if json and isinstance(text, float):
+                # NaN (which Python's json reads) is a DataFrame's missing cell, not JSON's: refused
+                # as Infinity is, below
+                raise DocumentFormatError(f"{where}: {role} must be text; got float {text!r}")
             if text is None or (isinstance(text, float) and math.isnan(text)):
                 text = ""  # a missing cell (None, or NaN in a DataFrame) is an empty text
             if not isinstance(text, str):
@@ -416,6 +426,10 @@ class _Columns:
         self.values.append(None if role is None else _parse_value(raw, self.kind, role, where))
         for key in self.ids:
             raw = get(roles[key], key) if key in roles else None
+            if json and raw is not None and (isinstance(raw, bool) or not isinstance(raw, (str, int))):
+                # str() made a list "[1]", a float "1.5" and NaN no id: refused, as documents' ids are
+                raise DocumentFormatError(f"{where}: {key} must be a string or an integer; got "
+                                          f"{type(raw).__name__} {_shown(raw)}")
             if isinstance(raw, float) and math.isnan(raw):
                 raw = None
             self.ids[key].append(None if raw is None else str(raw).strip())
