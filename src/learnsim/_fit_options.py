@@ -10,6 +10,7 @@ from __future__ import annotations
 import numbers
 from dataclasses import dataclass, field
 
+from ._defaults import DEFAULT_NORM
 from ._fit_common import MATCHER_CHOICES
 from ._fit_common import check_choice as _check_choice, check_float as _check_float, check_int as _check_int
 from ._fit_common import check_stem_language as _check_stem_language
@@ -54,7 +55,7 @@ class FitOptions:
 
     random_state: int = 0
     weighting: str | None = None
-    norm: str | None = "l2"
+    norm: str | None = DEFAULT_NORM
     stop_words: str | None = None
     stem: bool | None = None
     lsi: int | float | None = None

@@ -38,8 +38,9 @@ from ._chance import fewest_units
 __all__ = ["BaselineGain", "BaselineWarning", "check_holdout", "choose", "compare", "cross_fitted", "paired_bootstrap",
            "split_groups", "unchecked", "DEFAULT_HOLDOUT"]
 
-#: Share of the supervision that ``fit`` keeps back to measure learned against baseline.
-DEFAULT_HOLDOUT = 0.2
+#: Share of the supervision that ``fit`` keeps back to measure learned against baseline (defined
+#: in learnsim._defaults, which the command line's help reads without importing this module).
+from .._defaults import DEFAULT_HOLDOUT  # noqa: E402
 #: Bootstrap resamples behind the confidence interval.
 N_RESAMPLES = 2000
 _STATUSES = ("learned", "baseline", "unchecked")

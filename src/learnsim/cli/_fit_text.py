@@ -172,7 +172,7 @@ def fit_options(args, mcd=None):
         check_stem_language(args.language, args.stem, args.stop_words, cli=True)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    return FitOptions(random_state=args.seed, weighting=args.weighting, norm=None if args.no_norm else "l2",
+    return FitOptions(random_state=args.seed, weighting=args.weighting, norm=None if args.no_norm else FitOptions.norm,
                       stop_words=args.stop_words, stem=args.stem, lsi=args.lsi, paper=args.paper,
                       mcd=dict(mcd or {}), n_components=args.n_components, svd_rank=args.svd_rank,
                       max_iter=args.max_iter, learning_rate=args.learning_rate,

@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import textwrap
 
+from .._defaults import DEFAULT_HOLDOUT, DEFAULT_PAIRS_VALIDATION_FRACTION
 from ._common import (_add_analysis, _add_encoding_errors, _add_quoting, _auto_or_float, _check_output_file, _examples, _formatter,
                       _int_at_least, _lsi, _n_basis, _open_float, _positive_int, _seed, _stop_words, ENCODER_HELP, UsageError,
                       add_encoder_backend, check_encoder_backend, load_encoder_option)
@@ -37,7 +38,7 @@ def register(commands):
                   1<TAB>How do I learn Python?<TAB>What is the best way to learn Python?<TAB>17
                 Pairs may be duplicates (label 1 or 0) or a query and a relevant document (label
                 1: relevance judgements); --corpus FILE gives the collection they search.
-                film holds out --validation-fraction (0.2) of the queries with their documents
+                film holds out --validation-fraction (PAIRS_FRACTION) of the queries with their documents
                 (or whole groups of duplicates) and checks search on them against BM25, the tf.idf
                 cosine and the encoder's cosine (see below); mcd learns from the groups of
                 duplicates.
@@ -78,7 +79,9 @@ def register(commands):
             keeps what it learned only when it beats that baseline overall and does not fall
             below it on the cold part (nor, for FILM, on the plain queries); otherwise the model is that baseline (e.g. BM25), and says so. Where one split of
             judgements or clusters would hold out fewer than 200 queries or items, more are held
-            out in folds, each from a fit on the rest (at most five fits)."""),
+            out in folds, each from a fit on the rest (at most five fits).""").replace(
+            # the default, from its one definition (the text's braces are JSON, not a format's)
+            "PAIRS_FRACTION", f"{DEFAULT_PAIRS_VALIDATION_FRACTION:g}"),
         epilog=_examples("learnsim fit --input train.tsv --model model.npz",
                          "learnsim fit --input train.jsonl --model model.npz --stop-words english --stem",
                          "learnsim fit --input train.tsv --model paper.npz --paper --lsi 300",
@@ -154,7 +157,7 @@ def register(commands):
                           "search, against the strongest of BM25, the tf.idf cosine and the encoder's cosine; "
                           "when learning does not help there for certain (the 95%% interval of the gain "
                           "reaches 0), the model is the baseline and a warning says so (mcd, film, "
-                          "linklearn, relative; default: 0.2; 'none': fit on everything, unchecked). relative "
+                          f"linklearn, relative; default: {DEFAULT_HOLDOUT:g}; 'none': fit on everything, unchecked). relative "
                           "checks on its --validation-fraction share of the anchors ('none' skips its search "
                           "check)")
     fit.add_argument("--matcher", choices=MATCHER_CHOICES, default=None, help=MATCHER_HELP)
@@ -197,7 +200,7 @@ def register(commands):
                      help="linklearn: share of the documents held out for early stopping (default: 0.25); "
                           "relative: share of the anchors whose triplets choose C (default: 0.25); "
                           "film with --pairs: share of the pairs held out to choose the matching rule "
-                          "(input-cosine weight, duplicate threshold, calibration; default: 0.2)")
+                          f"(input-cosine weight, duplicate threshold, calibration; default: {DEFAULT_PAIRS_VALIDATION_FRACTION:g})")
     fit.add_argument("--stop-words", type=_stop_words, default=None, metavar="LANGUAGE",
                      help="drop the stop words of LANGUAGE: english, french, german, ... or its code (fr, de, ...), "
                           "or auto: the language --language names, else the collection's, detected as the baselines "

@@ -25,7 +25,7 @@ __all__ = ["DEFAULT_FILM_DIMENSIONS", "DEFAULT_PAIRS_VALIDATION_FRACTION", "film
 # FILM's n_components when none is given (the paper's d), capped by the data; on pairs, the share
 # of the queries (or groups of pairs) held out to choose and check the rules.
 DEFAULT_FILM_DIMENSIONS = 100
-DEFAULT_PAIRS_VALIDATION_FRACTION = 0.2
+from .._defaults import DEFAULT_PAIRS_VALIDATION_FRACTION  # noqa: E402  (the one definition; the CLI's help reads it)
 # triplets FILM learns from, at most (a seeded sample above; 10,000 Quora pairs give about 23,000)
 _MAX_FILM_TRIPLETS = 50_000
 #: The weights of search's mixes tried on held-out queries (issue 42): of the input cosine w in
