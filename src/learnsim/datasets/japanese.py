@@ -166,12 +166,24 @@ def _read_jsts_file(path, encoding_errors):
             if not isinstance(row[key], str):
                 shown = "null" if row[key] is None else f"{type(row[key]).__name__} {row[key]!r}"
                 raise ValueError(f"{path}, line {number}: {key} must be a string; got {shown}")
+        label = row["label"]
         try:
-            score = float(row["label"])
+            if isinstance(label, bool):     # float(True) is 1.0: a score the file does not give
+                raise TypeError
+            score = float(label)
         except (TypeError, ValueError):
-            raise ValueError(f"{path}, line {number}: label {row['label']!r} is not a number") from None
+            raise ValueError(f"{path}, line {number}: label {label!r} is not a number") from None
+        except OverflowError:               # an integer of hundreds of digits: no float holds it
+            score = math.inf if label > 0 else -math.inf
         if not (math.isfinite(score) and lo <= score <= hi):
-            raise ValueError(f"{path}, line {number}: label {score!r} is outside [{lo:g}, {hi:g}]")
+            shown = repr(score) if math.isfinite(score) or not isinstance(label, int) else \
+                f"{str(label)[:20]}... ({len(str(label).lstrip('-'))} digits)"
+            raise ValueError(f"{path}, line {number}: label {shown} is outside [{lo:g}, {hi:g}]")
+        pair_id = row.get("sentence_pair_id")
+        if pair_id is not None and (isinstance(pair_id, bool) or not isinstance(pair_id, (str, int))):
+            # str() made a list "[1]" and a float "1.5": refused, as documents' ids are
+            raise ValueError(f"{path}, line {number}: sentence_pair_id must be a string or an integer; got "
+                             f"{type(pair_id).__name__} {pair_id!r}")
         columns["id"].append(None if row.get("sentence_pair_id") is None else str(row["sentence_pair_id"]))
         columns["yjcaptions_id"].append(row.get("yjcaptions_id"))
         columns["sentence1"].append(row["sentence1"])
