@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import signal
+import tracemalloc
 import warnings
 
 import numpy as np
@@ -114,3 +115,52 @@ def test_a_forged_shard_is_ignored_with_one_warning(tmp_path, damage):
     assert said[0].startswith("embedding cache: ignored the damaged file") and "\n" not in said[0]
     assert encoded_text_count() - before == 31
     assert np.allclose(E, _reference(texts), atol=1e-6) and np.allclose(E2[:30], E, atol=1e-6)
+
+
+def _key_pipe(key_file):
+    key_file.unlink()
+    os.mkfifo(key_file)
+
+
+def _key_deep(key_file):
+    key_file.write_text("[" * 200_000 + "]" * 200_000, encoding="utf-8")
+
+
+def _key_huge(key_file):
+    with open(key_file, "wb") as fh:
+        fh.write(b'{"k": "' + b"x" * (64 << 20) + b'"}')
+
+
+KEY_DAMAGE = [_key_pipe, _key_deep, _key_huge]
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGALRM") or not hasattr(os, "mkfifo"), reason="POSIX only")
+@pytest.mark.parametrize("damage", KEY_DAMAGE, ids=[d.__name__.strip("_") for d in KEY_DAMAGE])
+def test_a_forged_key_file_neither_stalls_nor_fails(tmp_path, damage):
+    """key.json (the identity of the folder's encoder) was read whole with read_text and parsed
+    with json.loads: a named pipe there stalled the encode, 200,000 nested brackets raised
+    RecursionError out of transform, and a file of 64 MB was read whole. Now at most one
+    warning and the right vectors."""
+    texts = _texts(30)
+    with embedding_cache(tmp_path / "cache"):
+        FakeEncoder().fit().transform(texts)
+    (key_file,) = (tmp_path / "cache").glob("*/key.json")
+    damage(key_file)
+    _clear_memo()
+    previous = signal.signal(signal.SIGALRM, _stalled)
+    signal.alarm(10)
+    tracemalloc.start()
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            with embedding_cache(tmp_path / "cache"):
+                E = FakeEncoder().fit().transform(texts)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    assert peak < 16 << 20, peak          # the 64 MB file is not read whole
+    said = [str(w.message) for w in caught]
+    assert len(said) <= 1 and all(s.startswith("embedding cache:") and "\n" not in s for s in said), said
+    assert np.allclose(E, _reference(texts), atol=1e-6)

@@ -10,6 +10,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 import threading
 import time
 import uuid
@@ -147,6 +148,22 @@ def _shard_name(key_id, keys, vectors):
     return h.hexdigest()
 
 
+#: The largest key.json read (the cache writes a few hundred bytes); a larger one is not this cache's.
+_MAX_KEY_FILE_BYTES = 1 << 16
+
+
+def _read_small_file(path, limit):
+    """The bytes of the regular file ``path``, or None when it holds more than ``limit``; an
+    OSError for a pipe, a device or a socket. read_text waited forever on a named pipe (for a
+    writer) and read a file of any size whole."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            raise OSError(f"{path} is not a regular file")
+        data = fh.read(limit + 1)
+    return data if len(data) <= limit else None
+
+
 def _read_npy(path, dtype, columns, rows=None):
     """The array of a ``.npy`` file as (dtype, (rows, columns)), or ValueError saying what is
     wrong (FileNotFoundError where there is no file). Read through the checks of every reader of
@@ -241,14 +258,16 @@ class _CacheStore:
             return
         path = self.folder / "key.json"
         try:
-            text = path.read_text(encoding="utf-8")
+            raw = _read_small_file(path, _MAX_KEY_FILE_BYTES)
         except FileNotFoundError:
             return                 # not written yet: checked again on the next look
         except OSError:
             return                 # unreadable: the shards, checked against their names, still are
         self._key_checked = True
+        from .._utils.inputs import loads   # nesting bounded (json.loads raised RecursionError)
+
         try:
-            same = json.loads(text) == self.key
+            same = raw is not None and loads(raw.decode("utf-8")) == self.key
         except ValueError:
             same = False
         if not same:
