@@ -47,6 +47,7 @@ import re
 import secrets
 import stat
 import struct
+import sys
 import zipfile
 from datetime import datetime, timezone
 from pathlib import Path
@@ -55,7 +56,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
-from ._utils.inputs import as_path
+from ._utils.inputs import DuplicateKeyError, as_path, unique_keys
 from ._utils.validation import check_state_values
 from .exceptions import ModelFormatError  # noqa: F401  (defined there; importable here as in 0.1)
 
@@ -585,9 +586,19 @@ def _parse_manifest(archive, path):
         raise ModelFormatError(f"{path}: the manifest must be a 1-D uint8 array of UTF-8 JSON; "
                                f"got dtype {raw.dtype}, shape {raw.shape}")
     try:
-        manifest = json.loads(raw.tobytes().decode("utf-8"))
+        # a key given twice refused (json keeps the last silently: "format" twice read as its
+        # second); not _utils.inputs.loads, which refuses the lone surrogates save escapes here
+        manifest = json.loads(raw.tobytes().decode("utf-8"), object_pairs_hook=unique_keys)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ModelFormatError(f"{path}: the manifest is not valid UTF-8 JSON: {exc}") from None
+    except DuplicateKeyError as exc:
+        raise ModelFormatError(f"{path}: the manifest is damaged: {exc}") from None
+    except ValueError as exc:
+        if "integer string conversion" not in str(exc):
+            raise
+        # Python's words name sys.set_int_max_str_digits, a setting of the reader, not the file
+        raise ModelFormatError(f"{path}: the manifest holds an integer of more than "
+                               f"{sys.get_int_max_str_digits():,} digits, which no learnsim model writes") from None
     except RecursionError:
         raise ModelFormatError(f"{path}: the manifest nests too deeply to be read (no learnsim "
                                "model writes such a manifest)") from None
