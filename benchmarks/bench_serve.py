@@ -600,7 +600,8 @@ def _trace_breakdown(directory, start, end):
              "in_worker": resumed - queued}
     # the seconds of each search's batch spent reloading what the writes changed, beside a call of
     # the write thread of its process, in the garbage collector, and on the CPU in its thread
-    within = {name: a[:, col] for col, name in enumerate(("reload", "beside_write", "gc", "cpu"), 6) if a.shape[1] > col}
+    within = {name: a[:, col] for col, name in enumerate(("reload", "beside_write", "gc", "cpu", "runq"), 6)
+              if a.shape[1] > col}
     slow = parts["in_worker"] >= np.percentile(parts["in_worker"], 99)
     return {"searches": int(len(a)), "processes": len(tables),
             **{name: _ms(v) for name, v in parts.items()},
@@ -635,6 +636,17 @@ def _batch_breakdown(a):
         cpu = b[:, 9]
         out.update(cpu=_ms(cpu), off_cpu=_ms(took - cpu), slowest_5pct_cpu_mean_ms=float(1e3 * cpu[slow].mean()),
                    slowest_5pct_took_mean_ms=float(1e3 * took[slow].mean()))
+    if b.shape[1] > 10:
+        # off the CPU, split: runnable, waiting for a core (schedstat's run-queue wait), and
+        # asleep (Python's lock, the disk): over all batches, the slowest 5 %, and the batches
+        # beside a write of their process against those with neither a write nor a reload
+        runq = b[:, 10]
+        asleep = took - b[:, 9] - runq
+        quiet = (reload == 0) & (beside == 0)
+        out.update(runq=_ms(runq), asleep=_ms(asleep), slowest_5pct_runq_mean_ms=float(1e3 * runq[slow].mean()),
+                   slowest_5pct_asleep_mean_ms=float(1e3 * asleep[slow].mean()),
+                   asleep_beside_write=_ms(asleep[beside > 0]), asleep_quiet=_ms(asleep[quiet]),
+                   runq_beside_write=_ms(runq[beside > 0]), runq_quiet=_ms(runq[quiet]))
     return out
 
 
@@ -872,6 +884,11 @@ def _report(r):
             if "cpu" in b:
                 print(f"  a batch's CPU in its thread {pq(b['cpu'])}, off the CPU {pq(b['off_cpu'])}; the slowest 5 % took "
                       f"{b['slowest_5pct_took_mean_ms']:.1f} ms on average, {b['slowest_5pct_cpu_mean_ms']:.1f} ms of it on the CPU")
+            if "runq" in b:
+                print(f"  off the CPU: waiting for a core {pq(b['runq'])}, asleep (Python's lock, the disk) {pq(b['asleep'])}; "
+                      f"the slowest 5 %: {b['slowest_5pct_runq_mean_ms']:.1f} ms for a core, {b['slowest_5pct_asleep_mean_ms']:.1f} "
+                      f"asleep; beside a write: {pq(b['runq_beside_write'])} for a core, {pq(b['asleep_beside_write'])} asleep; "
+                      f"with neither: {pq(b['runq_quiet'])}, {pq(b['asleep_quiet'])}")
         if len(t.get("per_process", ())) > 1:
             print("  per server process: " + "; ".join(
                 f"{p['searches']} searches, batches of {p['batch_queries_p50']:.0f}, p99 in the worker "

@@ -1,6 +1,6 @@
 """The search trace's parts of a batch (``LEARNSIM_TRACE_SEARCHES``, ``bench_serve.py --trace``):
 the seconds a batch spent reloading what other handles wrote, beside a call of the write worker
-next to it, in the garbage collector and on the CPU, so that a slow batch can be told apart from a slow scan."""
+next to it, in the garbage collector, on the CPU and waiting for a core, so that a slow batch can be told apart from a slow scan."""
 import asyncio
 import gc
 import threading
@@ -63,7 +63,7 @@ def test_a_traced_batch_records_its_reload_the_write_beside_it_and_the_collector
         worker.close()
     head, rows = _rows(path)
     assert head == ["queued", "started", "finished", "resumed", "batch_queries", "batch_requests",
-                    "reload", "beside", "gc", "cpu"]
+                    "reload", "beside", "gc", "cpu", "runq"]
     alone, reloading, beside, collecting = rows
     took = [r["finished"] - r["started"] for r in rows]
     assert alone["reload"] == 0 and alone["beside"] == 0
@@ -74,6 +74,9 @@ def test_a_traced_batch_records_its_reload_the_write_beside_it_and_the_collector
     # the batches slept: little of their time was on the CPU; the collection was
     assert all(0 <= r["cpu"] <= t + 1e-3 for r, t in zip(rows, took)) and alone["cpu"] < 0.5 * took[0]
     assert collecting["cpu"] > 0
+    # the wait for a core is a part of the batch's time off the CPU: never less than nothing, and
+    # with the CPU never more than the batch took (both read inside the batch's clock readings)
+    assert all(r["runq"] >= 0 and r["cpu"] + r["runq"] <= t + 1e-4 for r, t in zip(rows, took))
     # the trace's collector hook goes with it
     assert trace._collected not in gc.callbacks
 

@@ -31,6 +31,20 @@ each on one day, 100k documents, 50 clients, 10 documents written every 0.1 s (d
   ms against 26-34 ms, p99 73-77 ms against 45-61 ms.
 - FILM exact: p99 1.68-1.93x its floor against 1.91-2.24x.
 - FILM approximate (faiss IVF): p99 25.7-28.3 ms against 33.5-35.1 ms.
+
+Where a batch's time off the CPU goes (the trace's ``runq``: its thread runnable, waiting for a
+core; the rest of it asleep, for Python's lock or the disk). FILM exact, the same command, 3 runs
+on a day the two cores were shared with other work (load 11-15): a batch's CPU 16-17 ms (p50);
+waiting for a core 50-70 ms p50, 183-219 ms p99; asleep 0.1 ms p50, 9-21 ms p99 (16-24 ms p99
+for the batches beside a write); the slowest 5 % of batches 177-195 ms for a core on average,
+-4 to 4 ms asleep. So the tail is a wait for the cores, not a convoy on Python's lock behind the
+write thread: a write of 10 documents takes 8-10 ms of CPU in its thread (50-80 ms in all, its
+fsyncs), and a reload after it 1.7 ms (p50); the batches after a write are slow because they wait
+for a core longer (beside a write 68-87 ms p50 against 15-40 with neither write nor reload).
+A lower OS priority for the write thread (nice +10 on its native id, os.setpriority), 3 pairs
+interleaved, was worse: search p99 362-600 ms against 319-356, the writes' p50 0.8-1.4 s against
+0.14-0.17 s, and the batches beside a write asleep 49-143 ms p99 against 16-24: descheduled, the
+niced thread held Python's lock (priority inversion). Not kept.
 """
 from __future__ import annotations
 
@@ -85,9 +99,9 @@ class _Call:
     def __init__(self, fn, key, queries, traced=False):
         self.fn, self.key, self.queries, self.future = fn, key, queries, Future()
         # (queued, started, finished, queries and requests of its batch, and the seconds of its
-        # batch spent reloading, beside the other worker's calls, in the garbage collector and
-        # on the CPU in the worker's thread), where traced
-        self.times = [time.monotonic(), 0.0, 0.0, 0, 0, 0.0, 0.0, 0.0, 0.0] if traced else None
+        # batch spent reloading, beside the other worker's calls, in the garbage collector, on
+        # the CPU in the worker's thread and waiting for a core), where traced
+        self.times = [time.monotonic(), 0.0, 0.0, 0, 0, 0.0, 0.0, 0.0, 0.0, 0.0] if traced else None
 
 
 class SearchTrace:
@@ -105,7 +119,7 @@ class SearchTrace:
     ``path`` cannot be written."""
 
     ROWS = 1000
-    HEAD = "queued\tstarted\tfinished\tresumed\tbatch_queries\tbatch_requests\treload\tbeside\tgc\tcpu\n"
+    HEAD = "queued\tstarted\tfinished\tresumed\tbatch_queries\tbatch_requests\treload\tbeside\tgc\tcpu\trunq\n"
 
     def __init__(self, path):
         self.path, self.rows, self.lock = path, [], threading.Lock()
@@ -126,10 +140,10 @@ class SearchTrace:
         return self._gc[0]
 
     def add(self, times, resumed):
-        q, s, f, nq, nr, reload, beside, collected, cpu = times
+        q, s, f, nq, nr, reload, beside, collected, cpu, runq = times
         with self.lock:
             self.rows.append(f"{q:.6f}\t{s:.6f}\t{f:.6f}\t{resumed:.6f}\t{nq}\t{nr}\t{reload:.6f}\t{beside:.6f}"
-                             f"\t{collected:.6f}\t{cpu:.6f}\n")
+                             f"\t{collected:.6f}\t{cpu:.6f}\t{runq:.6f}\n")
             if len(self.rows) < self.ROWS:
                 return
             rows, self.rows = self.rows, []
@@ -314,10 +328,15 @@ class IndexWorker:
             return total
         return total + max(0.0, (time.monotonic() if now is None else now) - since)
 
-    def _counters(self, now):
-        """(reload, beside, gc, cpu) seconds so far: what a traced batch records the growth of."""
+    def _counters(self, now=None):
+        """(reload, beside, gc, cpu, runq) seconds so far: what a traced batch records the growth of;
+        the write worker's up to ``now`` (None: the clock, read after this thread's CPU and wait
+        for a core, so that a wait between the readings counts in the batch's time, never in its
+        parts alone, which would make its time asleep less than nothing)."""
+        cpu, runq = time.thread_time(), _run_queue_seconds()
+        now = time.monotonic() if now is None else now
         beside = self.beside.busy_seconds(now) if self.beside is not None else 0.0
-        return getattr(self.index, "reload_seconds", 0.0), beside, self._trace.gc_seconds(), time.thread_time()
+        return now, (getattr(self.index, "reload_seconds", 0.0), beside, self._trace.gc_seconds(), cpu, runq)
 
     def _execute(self, calls):
         first = calls[0]
@@ -327,7 +346,7 @@ class IndexWorker:
         queries = [q for c in calls for q in c.queries]
         started = time.monotonic()
         if first.times is not None:
-            before = self._counters(started)
+            _, before = self._counters(started)
             for c in calls:
                 c.times[1], c.times[3], c.times[4] = started, len(queries), len(calls)
         try:
@@ -350,13 +369,13 @@ class IndexWorker:
             return
         self.batches += 1
         self.batched_queries += len(queries)
-        finished = time.monotonic()
+        finished, after = self._counters() if first.times is not None else (time.monotonic(), None)
         self._last_calls, self._last_batch, self._last_seconds = len(calls), len(queries), finished - started
         if first.times is not None:
-            grown = [b - a for a, b in zip(before, self._counters(finished))]
+            grown = [b - a for a, b in zip(before, after)]
             for c in calls:
                 c.times[2] = finished
-                c.times[5:9] = grown
+                c.times[5:10] = grown
         label = getattr(results, "label", None)
         start = 0
         for c in calls:
@@ -372,6 +391,16 @@ class IndexWorker:
         self._thread.join()
         if self._trace is not None:
             self._trace.close()
+
+
+def _run_queue_seconds():
+    """Seconds the calling thread has waited runnable for a core (the second field of Linux's
+    /proc/thread-self/schedstat, in ns); 0.0 where there is none to read."""
+    try:
+        with open("/proc/thread-self/schedstat", "rb") as fh:
+            return int(fh.read().split()[1]) * 1e-9
+    except (OSError, ValueError, IndexError):
+        return 0.0
 
 
 def _wake(waiter):
