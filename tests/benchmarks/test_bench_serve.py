@@ -35,3 +35,22 @@ def test_the_exact_goal_and_whether_the_cpu_allows_it():
     # the approximate goals do not depend on the floor
     goals = bench_serve._goals(_run(p99=30.0, floor=12.0, bound=99.0, mode="approximate"))
     assert goals == {"p99_under_50ms": True, "served_recall_at_least_0.95": True}
+
+
+def test_a_batch_off_the_cpu_splits_into_the_wait_for_a_core_and_asleep():
+    import numpy as np
+
+    # columns: queued started finished resumed batch_queries batch_requests reload beside gc cpu runq;
+    # two searches of one batch beside a write (30 ms: 10 on the CPU, 15 for a core, 5 asleep),
+    # one quiet batch (20 ms: 10 on the CPU, 2 for a core, 8 asleep)
+    rows = [[0.0, 0.001, 0.031, 0.032, 2, 2, 0.0, 0.004, 0.0, 0.010, 0.015],
+            [0.0, 0.001, 0.031, 0.032, 2, 2, 0.0, 0.004, 0.0, 0.010, 0.015],
+            [0.1, 0.101, 0.121, 0.122, 1, 1, 0.0, 0.0, 0.0, 0.010, 0.002]]
+    b = bench_serve._batch_breakdown(np.array(rows))
+    assert b["batches"] == 2
+    assert b["runq_beside_write"]["p50_ms"] == pytest.approx(15.0)
+    assert b["asleep_beside_write"]["p50_ms"] == pytest.approx(5.0)
+    assert b["runq_quiet"]["p50_ms"] == pytest.approx(2.0)
+    assert b["asleep_quiet"]["p50_ms"] == pytest.approx(8.0)
+    # a trace of the code before (no runq column) is read as before
+    assert "runq" not in bench_serve._batch_breakdown(np.array(rows)[:, :10])
