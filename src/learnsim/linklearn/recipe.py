@@ -9,10 +9,12 @@ returns a :class:`learnsim._fit_common.Fitted` (the report, the parts and the ti
 from __future__ import annotations
 
 import time
+import warnings
 
 import numpy as np
 
 from .._fit_common import Fitted, option_name, quiet as _quiet, reading, report_dict as _report
+from .._utils.callers import warn_outside
 from .._utils.progress import stage
 
 __all__ = ["DEFAULT_LINKLEARN_RATE", "DEFAULT_LINKLEARN_VALIDATION_FRACTION", "LINKLEARN_VARIANTS",
@@ -77,6 +79,18 @@ def linklearn_stemming(stem, note=_quiet):
     return "porter"
 
 
+def _warn_empty(n_empty, n_documents, n_training):
+    """One warning for the documents left without a vocabulary term (stop words, terms of a single
+    document dropped), of all the documents and of the training ones (left out with their links)."""
+    if not n_empty:
+        return
+    said = (f"{n_empty} of {n_documents} documents have no vocabulary term after tokenisation and vocabulary "
+            "filtering; they get zero rows")
+    if n_training:
+        said += f", and the {n_training} among the training documents are left out with their links"
+    warn_outside(said, UserWarning)
+
+
 def fit_linklearn(o, texts, links, variant, summary, note=_quiet):
     """LinkLearn (``variant`` "paper", paper 002's eq. 5) or LearnedBM25 ("bm25") from the
     ``links`` (:class:`learnsim.supervision.Links`) among ``texts``: term counts, a held-out
@@ -103,7 +117,11 @@ def fit_linklearn(o, texts, links, variant, summary, note=_quiet):
     vectorizer = TextVectorizer("tf", stop_words=stop_words or ("english" if english else None), stem=stem,
                                 min_df=2, dtype=np.float64, **o.analysis)
     start = time.perf_counter()
-    X = sp.csr_matrix(vectorizer.fit_transform(texts), dtype=np.float64)
+    with warnings.catch_warnings():
+        # the vectoriser's "N of M training documents are empty" counts every document as its
+        # training one; the one warning below says it with what becomes of those LinkLearn learns from
+        warnings.filterwarnings("ignore", message=r"\d+ of \d+ training documents are empty after tokenisation")
+        X = sp.csr_matrix(vectorizer.fit_transform(texts), dtype=np.float64)
     vec_seconds = time.perf_counter() - start
     fraction = o.validation_fraction or DEFAULT_LINKLEARN_VALIDATION_FRACTION
     try:
@@ -114,8 +132,8 @@ def fit_linklearn(o, texts, links, variant, summary, note=_quiet):
     X_train = X[train]
     rows = np.asarray(train)            # the texts X_train's rows are
     empty = find_empty_rows(X_train)
+    _warn_empty(find_empty_rows(X).size, X.shape[0], empty.size)
     if empty.size:
-        note(f"{empty.size} training document(s) have no vocabulary term; they and their links are left out")
         keep = np.setdiff1d(np.arange(X_train.shape[0]), empty)
         X_train, L_train = X_train[keep], Links(L_train.adjacency[keep][:, keep])
         rows = rows[keep]
