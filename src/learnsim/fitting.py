@@ -23,6 +23,8 @@ back to the baseline, with a warning, when the gain is not clearly above 0
 """
 from __future__ import annotations
 
+import contextlib
+import re
 import time
 import warnings
 from types import SimpleNamespace
@@ -440,6 +442,9 @@ def _fit_film_pairs(o, texts, pairs, summary, note, vectorizer, X, vec_seconds, 
                    search=search, check=check)
 
 
+_BOTH_WAYS = "pair(s) of the same two texts are labelled both duplicate and not duplicate"
+
+
 def _warn_chain_conflicts(pairs, n_texts=None, documents=None, texts=None):
     """One warning for the non-duplicate pairs whose texts chains of duplicate pairs join (they
     are not used as negatives): every step of a fit that meets them would say it again. FILM
@@ -461,9 +466,9 @@ def _warn_chain_conflicts(pairs, n_texts=None, documents=None, texts=None):
         return
     both = {tuple(p) for p in np.sort(P[labels], axis=1).tolist()} & {tuple(p) for p in np.sort(P[~labels], axis=1).tolist()}
     if both:
-        # no rule gets both labels of one pair right: said apart from the chains, whose count they swell
-        warn_outside(f"{len(both)} pair(s) of the same two texts are labelled both duplicate and not duplicate; no "
-                     "rule can get both right", UserWarning)
+        # no rule gets both labels of one pair right: said apart from the chains, which leave them
+        # out (datasets.read_pairs names them first, with their lines: _named_at_reading)
+        warn_outside(f"{len(both)} {_BOTH_WAYS}; no rule can get both right", UserWarning)
     if n_texts is not None and _pair_grades(pairs)[1]:
         from .baseline import orient_pairs, search_relation
 
@@ -473,7 +478,9 @@ def _warn_chain_conflicts(pairs, n_texts=None, documents=None, texts=None):
     n = int(P.max()) + 1
     A = sp.csr_matrix((np.ones(int(labels.sum())), (P[labels, 0], P[labels, 1])), shape=(n, n))
     chains = connected_components(A, directed=False)[1]
-    conflict = int(np.count_nonzero(chains[P[~labels, 0]] == chains[P[~labels, 1]]))
+    # a pair labelled both ways is joined by its own duplicate label: its cause is said above
+    apart = np.array([tuple(p) not in both for p in np.sort(P[~labels], axis=1).tolist()], dtype=bool)
+    conflict = int(np.count_nonzero(apart & (chains[P[~labels, 0]] == chains[P[~labels, 1]])))
     if conflict:
         warn_outside(f"{conflict} non-duplicate pair(s) join texts that chains of duplicate pairs connect; they are "
                      "not used as negatives", UserWarning)
@@ -932,9 +939,21 @@ def fit(texts=None, *, clusters=None, pairs=None, triplets=None, links=None, que
     return result
 
 
+@contextlib.contextmanager
+def _named_at_reading(read):
+    """Where ``read``, a context in which :func:`_warn_chain_conflicts` does not name the pairs
+    labelled both ways (as ``learnsim fit --pairs``: learnsim.cli._pairs); else one that does nothing."""
+    if not read:
+        yield
+        return
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r"\d+ " + re.escape(_BOTH_WAYS))
+        yield
+
+
 def _fit(texts, clusters, pairs, triplets, links, queries, qrels, method, random_state, columns, text, label, text_a,
          text_b, score, corpus, options):
-    from ._inputs import fit_inputs
+    from ._inputs import fit_inputs, is_pair_data
 
     if queries is not None or qrels is not None:
         return _fit_judgements(texts, clusters, pairs, triplets, links, queries, qrels, corpus, method, random_state,
@@ -977,6 +996,7 @@ def _fit(texts, clusters, pairs, triplets, links, queries, qrels, method, random
             raise ValueError("links: no link between two different texts; LinkLearn learns from links")
         return fit_linklearn(o, texts, Links.from_edges(edges, len(texts)), o.variant, summary)
     labels = pair_set = None
+    read = False
     if kind == "clusters":
         labels, n_single = _cluster_codes(supervision, len(texts))
         # single_document_labels: as learnsim fit --input reports them (treated as no cluster)
@@ -984,6 +1004,9 @@ def _fit(texts, clusters, pairs, triplets, links, queries, qrels, method, random
                        clusters=int(np.unique(labels[labels >= 0]).size), single_document_labels=n_single)
     else:
         given_texts = texts
+        # read by datasets.read_pairs (a file, a table, pairs of texts), which named the pairs
+        # labelled both ways with their lines: the fit's own words of them are not said again
+        read = is_pair_data(supervision) or texts is None
         texts, pair_set = _check_pairs(supervision, texts)
         # texts read from the pairs hold a copy of the text of each pair of two identical texts
         # (datasets.pairs._pair_indices): not one more text, as learnsim fit --pairs counts them
@@ -1004,12 +1027,13 @@ def _fit(texts, clusters, pairs, triplets, links, queries, qrels, method, random
         n_before = len(texts)
         texts, documents = with_corpus(texts, corpus)
         summary.update(documents=n_texts + len(texts) - n_before, corpus=int(documents.size))
-    if method == "mcd":
-        settings = mcd_settings(o.paper, o.mcd)
-        return fit_mcd(o, texts, labels, pair_set, settings, summary, documents=documents)
-    if method == "adapter":
-        return fit_adapter(o, texts, pair_set, summary, documents=documents)
-    return fit_film(o, texts, labels, pair_set, summary, documents=documents)
+    with _named_at_reading(read):
+        if method == "mcd":
+            settings = mcd_settings(o.paper, o.mcd)
+            return fit_mcd(o, texts, labels, pair_set, settings, summary, documents=documents)
+        if method == "adapter":
+            return fit_adapter(o, texts, pair_set, summary, documents=documents)
+        return fit_film(o, texts, labels, pair_set, summary, documents=documents)
 
 
 def _fit_judgements(texts, clusters, pairs, triplets, links, queries, qrels, corpus, method, random_state, options):
