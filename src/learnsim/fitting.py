@@ -204,14 +204,23 @@ def fit_relative(o, texts, T, summary, chooser=None):
     Returns a :class:`FitResult`; its details: report, C, scores ({C: held-out score}), valid_T.
     """
     _check_chinese_reading(o.analyzer, texts)      # a Japanese analyser given Chinese texts
-    fitted = relative_recipe.fit_relative(o, texts, T, summary, chooser=chooser)
-    held_out = fitted.details.pop("held_out", None)
-    if o.baseline_holdout is None or (held_out is None and chooser is not None):
-        return _result_of(fitted)   # the checks turned off, or a click log's check of its own
-    if held_out is None:
-        return _result_of(search_unchecked(o, summary, fitted, "no anchor held out to search with: " + (
-            summary.get("baseline_gain") or {}).get("reason", "the fit held none out")))
-    return _result_of(checked_relative_search(o, texts, T, held_out, summary, fitted))
+    from .baseline import BaselineWarning
+    from .relative._said import said_once
+
+    # every check scores the same held-out anchors: too few of them is one cause, said once
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always", BaselineWarning)
+        fitted = relative_recipe.fit_relative(o, texts, T, summary, chooser=chooser)
+        held_out = fitted.details.pop("held_out", None)
+        if o.baseline_holdout is None or (held_out is None and chooser is not None):
+            pass        # the checks turned off, or a click log's check of its own
+        elif held_out is None:
+            search_unchecked(o, summary, fitted, "no anchor held out to search with: " + (
+                summary.get("baseline_gain") or {}).get("reason", "the fit held none out"))
+        else:
+            fitted = checked_relative_search(o, texts, T, held_out, summary, fitted)
+    said_once(said, summary, "learnsim fit --method relative")
+    return _result_of(fitted)
 
 
 # ============================================================================ FILM

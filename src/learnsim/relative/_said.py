@@ -1,0 +1,67 @@
+"""One warning for one cause in a fit from relative comparisons (:func:`learnsim.fitting.fit_relative`).
+
+Every check of such a fit scores the same held-out anchors: against W = 1 on their triplets
+(:mod:`learnsim.relative.recipe`), against the strongest lexical baseline on the same triplets and
+as search (:func:`learnsim._search_checks.checked_relative_search`). Where the anchors are too few
+for any check to tell a gain from chance (fewer than six), each check fell back for that one reason
+and said so ('... so the model falls back to the baseline', three times, the first naming W = 1
+where the model saved is BM25). :func:`said_once` makes them one warning that names every check
+and the model saved.
+"""
+from __future__ import annotations
+
+import warnings
+
+__all__ = ["said_once"]
+
+_TOO_FEW = "too few to tell a gain"
+_CHECKS = ("baseline_gain", "triplet_baseline_gain", "search_baseline_gain")
+
+
+def _scored(name, report):
+    """One check in a few words: its baseline, what it scored, learned against baseline."""
+    measure = report["measure"].split(" (")[0]      # "triplet accuracy (mean per anchor, ...)"
+    where = {"baseline_gain": "", "triplet_baseline_gain": " on the held-out triplets",
+             "search_baseline_gain": " as search"}[name]
+    if name == "search_baseline_gain":     # its units are queries, the others' the anchors named first
+        measure += f" on {report['n_units']} {report['unit']}"
+    return (f"{report['baseline']}{where} ({measure}: learned {report['learned_score']:.4f}, baseline "
+            f"{report['baseline_score']:.4f})")
+
+
+def _model_saved(summary):
+    from ..baseline import BASELINE_TITLES
+
+    model = summary.get("model")
+    if model == "W = 1":
+        return (summary.get("baseline_gain") or {}).get("baseline") or "W = 1"
+    if model == "learned":
+        return "the learned weights"
+    return f"{BASELINE_TITLES.get(model, model)}, the strongest baseline"
+
+
+def said_once(said, summary, owner):
+    """Warn again what the fit said (``said``: the warnings recorded while it ran), the checks
+    that fell back for too few held-out anchors as one warning (where more than one did)."""
+    from ..baseline import BaselineWarning
+
+    def too_few(w):
+        return issubclass(w.category, BaselineWarning) and _TOO_FEW in str(w.message)
+
+    same = [w for w in said if too_few(w)]
+    reports = [(name, summary.get(name) or {}) for name in _CHECKS]
+    reports = [(name, r) for name, r in reports
+               if r.get("status") == "baseline" and _TOO_FEW in (r.get("reason") or "")]
+    if len(same) < 2 or len(reports) < 2:
+        same = []
+    for w in said:
+        if w in same:
+            if w is same[0]:
+                first = reports[0][1]
+                need = first["reason"].split("(at least ", 1)[-1].split(")", 1)[0].split(";", 1)[0]
+                message = (f"{owner}: only {first['n_units']} {first['unit']} scored: too few to tell a gain from "
+                           f"chance (at least {need}) over " + ", ".join(_scored(*check) for check in reports)
+                           + f"; the model saved is {_model_saved(summary)}")
+                warnings.warn_explicit(message, w.category, w.filename, w.lineno)
+            continue
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
