@@ -85,3 +85,57 @@ def test_the_command_says_a_pair_labelled_both_ways_once(tmp_path):
     assert code == 0, err
     named = _of_the_conflict(err.splitlines())
     assert len(named) == 1 and "lines 152 and 153" in named[0], err
+
+
+# ----------------------------------------------------------------------------- graded pairs
+# The score rule and FILM's search weight, each checked against the input cosine on the same
+# held-out pairs, said 'graded pair rule: ... so the model falls back to the baseline' and 'FILM
+# search (graded pairs): ... so the model falls back to the baseline': two lines that read as the
+# whole model falling back, twice.
+
+def _graded(seed):
+    texts, pairs = _index_pairs(seed=seed)
+    rng = np.random.default_rng(seed + 1)
+    return texts, [(i, j, 4.0 * y + float(rng.random())) for i, j, y in pairs]
+
+
+def _graded_said(seed):
+    from learnsim import fitting
+    from learnsim.baseline import BaselineWarning
+
+    texts, pairs = _graded(seed)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = fitting.fit(texts, pairs=pairs, **FAST)
+    said = [str(w.message) for w in caught if issubclass(w.category, BaselineWarning)]
+    return [result.report[k]["status"] for k in ("match_baseline_gain", "baseline_gain")], said
+
+
+def test_graded_parts_that_fall_back_are_named_once():
+    statuses, said = _graded_said(1)
+    assert statuses == ["baseline", "baseline"]     # the case of the report: both parts are the input cosine
+    assert len(said) == 1, said
+    assert "the score rule is the input cosine" in said[0] and "search is the input cosine" in said[0], said[0]
+    assert "the model falls back" not in said[0], said[0]
+
+
+def test_a_graded_part_that_falls_back_alone_is_named():
+    statuses, said = _graded_said(0)
+    assert statuses == ["learned", "baseline"]      # the score rule is learned, search is the input cosine
+    assert len(said) == 1, said
+    assert said[0].startswith("graded pairs: ") and said[0].endswith("so search is the input cosine"), said[0]
+
+
+def test_the_command_names_the_graded_parts_once(tmp_path):
+    texts, pairs = _graded(1)
+    path = tmp_path / "graded.tsv"
+    path.write_text("score\ttext_a\ttext_b\n" + "".join(f"{y}\t{texts[i]}\t{texts[j]}\n" for i, j, y in pairs),
+                    encoding="utf-8")
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        code, _, err = run_cli(["fit", "--pairs", path, "--model", tmp_path / "m.npz", "--method", "film",
+                                "--dimensions", "4", "--max-iter", "20"])
+    assert code == 0, err
+    lines = [line for line in err.splitlines() if "input cosine" in line]
+    assert len(lines) == 1 and lines[0].startswith("learnsim: warning: graded pairs: "), err
+    assert "falls back to the baseline" not in err, err

@@ -676,7 +676,12 @@ def fit_graded(o, texts, pairs, summary, note=_quiet, flags=None):
     metric, _ = film_with_supervision(o, X, None, None, note)
     with stage("FILM: learning the metric from graded triplets"):
         metric.fit(X, T)
-    with stage("graded pairs: choosing the pair regression and the search weight on held-out pairs"):
+    from .baseline import BaselineWarning
+    from .film._said import said_once
+
+    with stage("graded pairs: choosing the pair regression and the search weight on held-out pairs"), \
+            warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always", BaselineWarning)    # the parts that fall back, said once below
         lexical = L = None
         if o.encoder is not None:
             lexical, L = lexical_part(o, texts)
@@ -684,6 +689,7 @@ def fit_graded(o, texts, pairs, summary, note=_quiet, flags=None):
                                                  vectorizer=None if o.encoder is not None else vectorizer,
                                                  check_baseline=o.baseline_holdout is not None,
                                                  random_state=o.random_state, encoder=o.encoder, lexical=L)
+    said_once(said, rule.baseline_gain, search.baseline_gain)
     metric_seconds = time.perf_counter() - start
     parts = {"vectorizer": vectorizer, "metric": metric, "matcher": matcher, "match_rule": rule, "search": search}
     if o.encoder is not None:

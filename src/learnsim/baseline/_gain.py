@@ -120,8 +120,10 @@ class BaselineGain:
         """True when the whole interval lies above zero."""
         return self.ci_low is not None and self.ci_low > 0
 
-    def summary(self):
-        """One sentence for people (``learnsim fit`` prints it)."""
+    def summary(self, fallback=None):
+        """One sentence for people (``learnsim fit`` prints it). ``fallback``: what the part of the
+        model that falls back is then (e.g. "search is the input cosine"), said in place of "the
+        model falls back to the baseline"; "" says only why."""
         if self.status == "unchecked":
             return f"not checked against the baseline ({self.baseline or 'baseline'}): {self.reason}"
         if self.status == "baseline" and isinstance(self.detail, dict) and self.detail.get("held_out_queries") == 0:
@@ -168,8 +170,8 @@ class BaselineGain:
             # a part of a model (a re-ranker, a duplicate rule) falls back, not the whole model
             what = {"first stage": "search keeps its first stage (no re-ranking)",
                     "input cosine threshold": "the duplicate rule is the input cosine threshold"}.get(
-                self.baseline, "the model falls back to the baseline")
-            return head + f"; {why}, so {what}"
+                self.baseline, "the model falls back to the baseline") if fallback is None else fallback
+            return head + f"; {why}" + (f", so {what}" if what else "")
         kept = self.detail.get("kept") if isinstance(self.detail, dict) else None
         if kept:
             # kept on other evidence than this gain (relative comparisons: the held-out triplets,

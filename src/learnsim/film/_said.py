@@ -1,0 +1,42 @@
+"""One warning for the parts of a model fitted on graded pairs that fall back
+(:func:`learnsim.fitting.fit_graded`).
+
+The graded learner checks two parts against the input cosine on the same held-out pairs: the
+rule that predicts a pair's score ('graded pair rule') and FILM's search weight ('FILM search
+(graded pairs)'). Each said '... so the model falls back to the baseline', two lines that read as
+the whole model falling back twice; :func:`said_once` says which part is the input cosine, once.
+"""
+from __future__ import annotations
+
+import warnings
+
+__all__ = ["said_once"]
+
+_RULE = "the score rule is the input cosine (mapped to the scores' scale)"
+_SEARCH = "search is the input cosine"
+_OWNERS = ("graded pair rule: ", "FILM search (graded pairs): ")
+
+
+def said_once(said, rule_report, search_report):
+    """Warn again what the fit said (``said``: the warnings recorded while it chose its rules),
+    the fall-backs of the score rule and of search as one warning naming each part."""
+    from ..baseline import BaselineWarning
+
+    parts = [(what, name, report) for what, name, report in ((_RULE, "score rule", rule_report),
+                                                             (_SEARCH, "search", search_report))
+             if report is not None and report.fell_back]
+    same = [w for w in said if issubclass(w.category, BaselineWarning) and str(w.message).startswith(_OWNERS)]
+    for w in said:
+        if w not in same or not parts:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+            continue
+        if w is not same[0]:
+            continue
+        if len(parts) == 1:
+            (what, _, report), = parts
+            message = f"graded pairs: {report.summary(fallback=what)}"
+        else:
+            message = (f"graded pairs: neither learned part beats the input cosine on the held-out pairs, so {_RULE} "
+                       f"and {_SEARCH}: " + "; ".join(f"{name}: {report.summary(fallback='')}"
+                                                      for _, name, report in parts))
+        warnings.warn_explicit(message, w.category, w.filename, w.lineno)
