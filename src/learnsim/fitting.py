@@ -190,7 +190,15 @@ def fit_linklearn(o, texts, links, variant, summary, note=_quiet, flags=None):
             return _result_of(fitted)
         return _result_of(search_unchecked(o, summary, fitted, "no document held out to search with: " + (
             summary.get("baseline_gain") or {}).get("reason", "the fit held none out")))
-    return _result_of(checked_links_search(o, texts, held_out, "learnsim fit --method linklearn", summary, fitted))
+    from .baseline import BaselineWarning
+    from .linklearn._said import said_once
+
+    owner = "learnsim fit --method linklearn"
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always", BaselineWarning)    # a fall-back said twice is said once below
+        fitted = checked_links_search(o, texts, held_out, owner, summary, fitted)
+    said_once(said, summary, owner)
+    return _result_of(fitted)
 
 
 def fit_relative(o, texts, T, summary, chooser=None):

@@ -63,3 +63,21 @@ def test_the_command_names_them_once(tmp_path):
     assert code == 0, err
     lines = [line for line in err.splitlines() if "empty" in line or "no vocabulary term" in line]
     assert len(lines) == 1 and lines[0].startswith("learnsim: warning: 6 of 66 documents"), err
+
+
+def test_a_weighting_that_fell_back_is_not_said_to_fall_back_again_by_the_search_check():
+    """LinkLearn fell back to the tf.idf cosine ('LinkLearn: average precision ...; the learned part
+    does not help, so the model falls back to the baseline'), and the search check then measured
+    that cosine against the strongest baseline, the same tf.idf cosine: a gain of exactly 0 and a
+    second 'so the model falls back to the baseline' for one cause."""
+    from learnsim import fitting
+    from learnsim.baseline import BaselineWarning
+
+    texts, links = _linked(6)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = fitting.fit(texts, links=links, method="linklearn", max_iter=5)
+    report = result.report
+    assert report["baseline_gain"]["status"] == "baseline" and report["model"] == "cosine"   # the case
+    said = [str(w.message) for w in caught if issubclass(w.category, BaselineWarning)]
+    assert len(said) == 1 and said[0].startswith("LinkLearn: "), said
