@@ -183,20 +183,20 @@ def fit_linklearn(o, texts, links, variant, summary, note=_quiet, flags=None):
     """
     variant = check_variant(o, variant, flags)
     _check_chinese_reading(o.analyzer, texts)      # a Japanese analyser given Chinese texts
-    fitted = linklearn_recipe.fit_linklearn(o, texts, links, variant, summary, note=note)
-    held_out = fitted.details.pop("held_out", None)
-    if held_out is None:
-        if o.baseline_holdout is None:      # the user turned the checks off
-            return _result_of(fitted)
-        return _result_of(search_unchecked(o, summary, fitted, "no document held out to search with: " + (
-            summary.get("baseline_gain") or {}).get("reason", "the fit held none out")))
     from .baseline import BaselineWarning
     from .linklearn._said import said_once
 
     owner = "learnsim fit --method linklearn"
     with warnings.catch_warnings(record=True) as said:
-        warnings.simplefilter("always", BaselineWarning)    # a fall-back said twice is said once below
-        fitted = checked_links_search(o, texts, held_out, owner, summary, fitted)
+        warnings.simplefilter("always", BaselineWarning)    # the weighting's and the search check's: below
+        fitted = linklearn_recipe.fit_linklearn(o, texts, links, variant, summary, note=note)
+        held_out = fitted.details.pop("held_out", None)
+        if held_out is None:
+            if o.baseline_holdout is not None:      # (None: the user turned the checks off)
+                search_unchecked(o, summary, fitted, "no document held out to search with: " + (
+                    summary.get("baseline_gain") or {}).get("reason", "the fit held none out"))
+        else:
+            fitted = checked_links_search(o, texts, held_out, owner, summary, fitted)
     said_once(said, summary, owner)
     return _result_of(fitted)
 
@@ -268,7 +268,9 @@ def fit_film(o, texts, labels, pairs, summary, note=_quiet, flags=None, document
     start = time.perf_counter()
     from .baseline import BaselineWarning, too_few_held_clusters
 
-    with stage("FILM: learning the metric"), warnings.catch_warnings():
+    from .film._said import said_if_kept
+
+    with stage("FILM: learning the metric"), warnings.catch_warnings(record=True) as said:
         if clusters_too_few(o, labels):     # the model ends as the strongest baseline: the check says so
             warnings.simplefilter("ignore")
         elif o.baseline_holdout is not None and too_few_held_clusters(labels):
@@ -284,6 +286,7 @@ def fit_film(o, texts, labels, pairs, summary, note=_quiet, flags=None, document
     fitted = Fitted(summary, {"vectorizer": vectorizer, "metric": metric}, vec_seconds, metric_seconds, pairs=None,
                     held=None, matcher=None, rule=None, search=None, check=None)
     if o.baseline_holdout is None:
+        said_if_kept(said, True)
         return _result_of(fitted)
     fixed_w = float(metric.input_weight_ or 0.0)
     # w was chosen on clusters FILM held out, perhaps the check's: the check's fit chooses its own
@@ -306,8 +309,9 @@ def fit_film(o, texts, labels, pairs, summary, note=_quiet, flags=None, document
             S = S.toarray() if hasattr(S, "toarray") else S
             return (1.0 - w) * (E[q] @ E.T) + S
         return score
-    return _result_of(checked_cluster_search(o, texts, labels, X, learn, "learnsim fit --method film", summary,
-                                             fitted))
+    fitted = checked_cluster_search(o, texts, labels, X, learn, "learnsim fit --method film", summary, fitted)
+    said_if_kept(said, summary.get("model") == "learned")
+    return _result_of(fitted)
 
 
 def _fit_film_pairs(o, texts, pairs, summary, note, vectorizer, X, vec_seconds, documents=None):

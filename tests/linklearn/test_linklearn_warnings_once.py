@@ -81,3 +81,21 @@ def test_a_weighting_that_fell_back_is_not_said_to_fall_back_again_by_the_search
     assert report["baseline_gain"]["status"] == "baseline" and report["model"] == "cosine"   # the case
     said = [str(w.message) for w in caught if issubclass(w.category, BaselineWarning)]
     assert len(said) == 1 and said[0].startswith("LinkLearn: "), said
+
+
+def test_a_weighting_replaced_by_another_baseline_is_said_once_naming_the_model_saved():
+    """LinkLearn fell back to the tf.idf cosine and the search check made the model BM25: the
+    weighting's 'so the model falls back to the baseline' (the tf.idf cosine) named a model that
+    is not saved, beside the check's warning that names BM25."""
+    from learnsim import fitting
+    from learnsim.baseline import BaselineWarning
+
+    texts, links = _linked(0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = fitting.fit(texts, links=links, method="linklearn", max_iter=5)
+    report = result.report
+    assert report["baseline_gain"]["status"] == "baseline" and report["model"] == "bm25"     # the case
+    said = [str(w.message) for w in caught if issubclass(w.category, BaselineWarning)]
+    assert len(said) == 1 and said[0].startswith("learnsim fit --method linklearn: nDCG@10"), said
+    assert "BM25" in said[0], said[0]

@@ -4,7 +4,8 @@ A weighting that fell back to its own baseline (LinkLearn to the tf.idf cosine, 
 BM25 at its standard parameters) said so ('LinkLearn: ... so the model falls back to the
 baseline'); the search check then measured that baseline against the strongest one, the same
 baseline where they agree, and said it again: a gain of exactly 0 and a second '... so the model
-falls back to the baseline' for the same model. :func:`said_once` keeps the first.
+falls back to the baseline' for the same model. Where the check made the model another baseline
+(BM25), the weighting's warning named a model not saved. :func:`said_once` says each once.
 """
 from __future__ import annotations
 
@@ -22,14 +23,21 @@ def _own_baseline(report):
 
 
 def said_once(said, summary, owner):
-    """Warn again what the fit said (``said``: the warnings recorded while its search was checked),
-    without the check's fall-back where the model already was that baseline."""
+    """Warn again what the fit said (``said``: the warnings recorded while it ran), each model's
+    fall-back once: without the search check's where the model already was that baseline, and
+    without the weighting's where the search check made the model another one (e.g. BM25 where
+    LinkLearn fell back to the tf.idf cosine: the weighting's 'so the model falls back to the
+    baseline' named a model that is not saved; its report stays in baseline_gain)."""
     from ..baseline import BaselineWarning
 
     own = summary.get("baseline_gain") or {}
     fallback = _own_baseline(own)
-    again = own.get("status") == "baseline" and fallback is not None and summary.get("model") == fallback
+    model = summary.get("model")
+    again = own.get("status") == "baseline" and fallback is not None and model == fallback
+    replaced = model not in (None, "learned", fallback)
     for w in said:
-        if again and issubclass(w.category, BaselineWarning) and str(w.message).startswith(f"{owner}: "):
-            continue
+        if issubclass(w.category, BaselineWarning):
+            of_search = str(w.message).startswith(f"{owner}: ")
+            if (again and of_search) or (replaced and not of_search):
+                continue
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
