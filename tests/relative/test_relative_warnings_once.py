@@ -66,3 +66,15 @@ def test_the_command_says_it_once(tmp_path):
     assert code == 0, err
     lines = [line for line in err.splitlines() if "too few" in line]
     assert len(lines) == 1 and lines[0].startswith("learnsim: warning: learnsim fit --method relative: only 4"), err
+
+
+def test_the_check_against_w1_is_not_said_where_the_model_saved_is_a_search_baseline():
+    """40 anchors, 10 held out: W = 1 kept over the learned weights ('... so the model falls back to
+    the baseline', W = 1), then the search check made the model BM25: the first warning named a
+    model that is not saved (the report keeps it in baseline_gain)."""
+    texts, T = _compared(40, per_topic=10)
+    result, said = _fitted(texts, T)
+    report = result.report
+    assert report["baseline_gain"]["status"] == "baseline" and report["model"] == "bm25"     # the case
+    assert said and not any("W = 1" in m for m in said), said
+    assert all("BM25" in m for m in said), said

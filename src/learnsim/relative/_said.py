@@ -6,7 +6,8 @@ as search (:func:`learnsim._search_checks.checked_relative_search`). Where the a
 for any check to tell a gain from chance (fewer than six), each check fell back for that one reason
 and said so ('... so the model falls back to the baseline', three times, the first naming W = 1
 where the model saved is BM25). :func:`said_once` makes them one warning that names every check
-and the model saved.
+and the model saved; and where the search check made the model a baseline, it leaves out the check
+against W = 1, whose fall-back named W = 1, a model not saved.
 """
 from __future__ import annotations
 
@@ -48,6 +49,15 @@ def said_once(said, summary, owner):
     def too_few(w):
         return issubclass(w.category, BaselineWarning) and _TOO_FEW in str(w.message)
 
+    own = (summary.get("baseline_gain") or {}).get("baseline")
+    replaced = summary.get("model") not in (None, "learned", "W = 1")
+
+    def of_w1(w):
+        # the check against W = 1: where the search check made the model a baseline (BM25), its
+        # 'so the model falls back to the baseline' named W = 1, a model not saved (the report keeps it)
+        return (replaced and own and issubclass(w.category, BaselineWarning)
+                and f"baseline ({own})" in str(w.message))
+
     same = [w for w in said if too_few(w)]
     reports = [(name, summary.get(name) or {}) for name in _CHECKS]
     reports = [(name, r) for name, r in reports
@@ -64,4 +74,5 @@ def said_once(said, summary, owner):
                            + f"; the model saved is {_model_saved(summary)}")
                 warnings.warn_explicit(message, w.category, w.filename, w.lineno)
             continue
-        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        if not of_w1(w):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
