@@ -39,6 +39,20 @@ FEW_CLUSTERS_QUERIES = 300
 FEW_CLUSTERS_ENTRIES = 500_000
 
 
+def said_if_kept(said, kept):
+    """Warn again what a method's fit said (``said``, recorded warnings), its own check's
+    fall-back ('FILM: ...' or 'MinimumClusterDistortion: ...; so the model falls back to the
+    baseline', the input cosine or Euclid) only where the model saved is the method's
+    (``kept``): where the search check that follows made the model its strongest baseline (e.g.
+    BM25), that check's warning says so, and the method's named a model that is not saved (its
+    report stays in baseline_gain). Other warnings pass as they were."""
+    from .baseline import BaselineWarning
+
+    for w in said:
+        if kept or not issubclass(w.category, BaselineWarning):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+
+
 def search_unchecked(o, summary, fitted, reason):
     """A fit too small to check as search is used: the report says so and why
     (search_baseline_gain 'unchecked'), where it said nothing."""

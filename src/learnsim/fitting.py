@@ -59,7 +59,7 @@ from .relative.recipe import C_GRID, DEFAULT_RELATIVE_VALIDATION_FRACTION, TOL, 
 from ._fit_options import METHODS, WEIGHTINGS, FitOptions  # noqa: F401
 # each method's model checked as search is used, after its recipe
 from ._search_checks import (baseline_model, checked_cluster_search, checked_links_search, checked_mcd_search,
-                             checked_relative_search, clusters_too_few, search_unchecked)
+                             checked_relative_search, clusters_too_few, said_if_kept, search_unchecked)
 
 __all__ = ["fit", "fit_parts", "FitOptions", "FitResult", "METHODS"]
 
@@ -141,24 +141,33 @@ def fit_mcd(o, texts, labels, pairs, settings, summary, documents=None):
     if pairs is None:
         # too few clusters to check: the model is the strongest baseline, and the check's warning says
         # so; mcd's own (not checked, no settings selected) would describe a model that is not kept
-        fitted = mcd_recipe.fit_mcd(o, texts, labels, pairs, settings, summary, quiet=clusters_too_few(o, labels))
+        # mcd's own fall-back (to Euclid) is said only where mcd's model is saved: below
+        with warnings.catch_warnings(record=True) as said:
+            fitted = mcd_recipe.fit_mcd(o, texts, labels, pairs, settings, summary,
+                                        quiet=clusters_too_few(o, labels))
         if o.baseline_holdout is None:
+            said_if_kept(said, True)
             return _result_of(fitted)
         vectorizer = fitted.parts["vectorizer"]
         X = vectorizer.transform(texts) if o.encoder is None else encode(o.encoder, texts)
         X = X.astype(np.float64) if X.dtype != np.float64 else X
         # the whole recipe again on the training clusters: no setting chosen with the held-out ones in view
         learn = mcd_recipe.cluster_search_learner(o, texts, settings, fitted, X)
-        return _result_of(checked_cluster_search(o, texts, labels, X, learn, "learnsim fit --method mcd", summary,
-                                                 fitted))
+        fitted = checked_cluster_search(o, texts, labels, X, learn, "learnsim fit --method mcd", summary, fitted)
+        said_if_kept(said, summary.get("model") == "learned")
+        return _result_of(fitted)
     _warn_chain_conflicts(pairs, texts=texts)
     with warnings.catch_warnings():
         # said once above: the steps that meet the same pairs again do not repeat it
         warnings.filterwarnings("ignore", message=r".*chains of (similar|duplicate) pairs.*")
-        fitted = mcd_recipe.fit_mcd(o, texts, labels, pairs, settings, summary)
+        with warnings.catch_warnings(record=True) as said:
+            fitted = mcd_recipe.fit_mcd(o, texts, labels, pairs, settings, summary)
         if o.baseline_holdout is None:
+            said_if_kept(said, True)
             return _result_of(fitted)
-        return _result_of(checked_mcd_search(o, texts, pairs, settings, summary, fitted, documents))
+        fitted = checked_mcd_search(o, texts, pairs, settings, summary, fitted, documents)
+        said_if_kept(said, summary.get("model") == "learned")
+    return _result_of(fitted)
 
 
 def fit_adapter(o, texts, pairs, summary, documents=None, note=_quiet):
@@ -267,8 +276,6 @@ def fit_film(o, texts, labels, pairs, summary, note=_quiet, flags=None, document
     metric, y = film_with_supervision(o, X, labels, o.baseline_holdout, note)
     start = time.perf_counter()
     from .baseline import BaselineWarning, too_few_held_clusters
-
-    from .film._said import said_if_kept
 
     with stage("FILM: learning the metric"), warnings.catch_warnings(record=True) as said:
         if clusters_too_few(o, labels):     # the model ends as the strongest baseline: the check says so
@@ -414,8 +421,9 @@ def _fit_film_pairs(o, texts, pairs, summary, note, vectorizer, X, vec_seconds, 
         # a fit's time); the summary then counts the triplets of the FILM the check tried
         with stage("FILM: learning the metric from every pair"):
             learn(np.ones(len(P), dtype=bool), baselines, quiet=True)
-    metric = state["metric"]
-    counts = state["counts"]
+    # no FILM at all where the judged queries were too few to try one: search is their baseline
+    metric = state.get("metric")
+    counts = state.get("counts") or dict.fromkeys(("hard", "random", "labelled", "graded", "anchors", "triplets"), 0)
     summary.update(triplets=counts["triplets"], negatives={k: counts[k] for k in ("hard", "random", "labelled")},
                    graded_triplets=counts["graded"],
                    search_anchors=counts["anchors"], baseline_gain=_report(report))

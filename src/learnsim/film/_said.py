@@ -1,6 +1,6 @@
 """What FILM's fits say of the parts that fall back: one warning for the parts of a model fitted
-on graded pairs (:func:`learnsim.fitting.fit_graded`), and FILM's own check from clusters only
-where its model is the one saved (:func:`learnsim.fitting.fit_film`).
+on graded pairs (:func:`learnsim.fitting.fit_graded`). FILM's own check from clusters is said
+only where its model is the one saved (:func:`learnsim._search_checks.said_if_kept`).
 
 The graded learner checks two parts against the input cosine on the same held-out pairs: the
 rule that predicts a pair's score ('graded pair rule') and FILM's search weight ('FILM search
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import warnings
 
-__all__ = ["said_if_kept", "said_once"]
+__all__ = ["said_once"]
 
 _RULE = "the score rule is the input cosine (mapped to the scores' scale)"
 _SEARCH = "search is the input cosine"
@@ -43,14 +43,3 @@ def said_once(said, rule_report, search_report):
         warnings.warn_explicit(message, w.category, w.filename, w.lineno)
 
 
-def said_if_kept(said, kept):
-    """Warn again what FILM fitted on clusters said (``said``), its own check's fall-back ('FILM:
-    ...; so the model falls back to the baseline', the input cosine) only where the model saved is
-    FILM's (``kept``): where the search check that follows made the model its strongest baseline
-    (e.g. BM25), that check's warning says so, and FILM's named a model that is not saved (its
-    report stays in baseline_gain)."""
-    from ..baseline import BaselineWarning
-
-    for w in said:
-        if kept or not issubclass(w.category, BaselineWarning):
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
