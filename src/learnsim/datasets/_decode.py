@@ -309,9 +309,12 @@ _CODE_PAGE_HINT = ("the file is likely in a single-byte code page (Windows' cp12
 
 #: The code pages of Chinese, Japanese and Korean text, the users' names for them: such a file read
 #: as UTF-8 lost every letter to U+FFFD, and the note about it named none ('learnsim fit' learned
-#: from the garbage of a GBK file, 60 lines of it, after a note naming no encoding)
+#: from the garbage of a GBK file, 60 lines of it, after a note naming no encoding). cp932 is
+#: Shift_JIS as Windows (and Excel's "CSV") writes it: Python's shift_jis cannot read its circled
+#: digits or extension kanji (①, 髙), and a note naming shift_jis alone had that option lose them.
 _DOUBLE_BYTE_CODECS = (("gb18030", "Simplified Chinese: GBK, GB2312"), ("big5", "Traditional Chinese"),
-                       ("shift_jis", "Japanese"), ("euc_jp", "Japanese"), ("euc_kr", "Korean"))
+                       ("cp932", "Japanese: Shift_JIS as Windows writes it"), ("shift_jis", "Japanese"),
+                       ("euc_jp", "Japanese"), ("euc_kr", "Korean"))
 _DOUBLE_BYTE_LINES = 20     # the bad lines looked at: each narrows the code pages that read them all
 # Han, kana, Hangul, and the punctuation and full-width forms of their texts
 _CJK_LETTER = re.compile("[\u3000-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef]")
@@ -333,7 +336,7 @@ def _common_text(codec, wide):
                 continue
             common += leads[0] <= lead <= leads[1] or 0xA1 <= lead <= 0xA3
         return common >= 0.8 * len(wide)
-    if codec in ("shift_jis", "euc_jp"):
+    if codec in ("cp932", "shift_jis", "euc_jp"):
         return sum("\u3040" <= c <= "\u30ff" for c in wide) >= 0.15 * len(wide)
     return sum("\uac00" <= c <= "\ud7af" for c in wide) >= 0.5 * len(wide)
 
