@@ -492,6 +492,8 @@ def analyzer_for_language(language):
         return "cjk"
     if not isinstance(language, str) or not re.fullmatch(r"[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*", language):
         raise ValueError(f"language must be a language code such as 'en', 'ja' or 'zh'; got {language!r}")
+    from ._language_codes import check_not_a_country
+    check_not_a_country(language)       # jp, cn: read as any other language, bigrams, without a word
     choices = LANGUAGE_ANALYZERS.get(_primary_language(language))
     if choices is None or (choices == ("jieba",) and _traditional_chinese(language)):
         return "cjk"        # jieba cuts traditional text into single characters: bigrams find more
