@@ -647,7 +647,9 @@ _MAX_ANALYSED_RUN = 4096
 def _segmenter(analyzer, jieba_search=False):
     key = "jieba search" if jieba_search and analyzer == "jieba" else analyzer
     if key not in _SEGMENTERS:
-        _SEGMENTERS[key] = _ANALYZER_MODULES[analyzer][1](*((True,) if key != analyzer else ()))
+        from ._segment_memo import Memo     # a fit reads each text many times: each run analysed once
+
+        _SEGMENTERS[key] = Memo(_ANALYZER_MODULES[analyzer][1](*((True,) if key != analyzer else ())))
     return _SEGMENTERS[key]
 
 
