@@ -80,7 +80,7 @@ def test_a_haitian_known_item_collection_is_not_stemmed_by_a_neighbour(monkeypat
         m.setattr(unread, "unread_language", lambda counts, total, sample: None)
         # (and without the check that the winner holds enough different words of its list, which
         # came after: learnsim.text._recognised)
-        m.setattr(recognised, "recognised", lambda language, shares, read: language)
+        m.setattr(recognised, "recognised", lambda language, shares, read, stop_list: language)
         before, neighbour = _mrr(documents, queries)
     assert neighbour != "english"
     assert now > before + 0.01
