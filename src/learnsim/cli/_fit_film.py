@@ -142,7 +142,10 @@ def _print_search(summary, pipeline, details):
     print_held_out(summary)
     report = summary.get("baseline_gain")
     if report is not None:
-        print(f"Search against the strongest baseline: {BaselineGain.from_dict(report).summary()}.")
+        gain = BaselineGain.from_dict(report)
+        # with a duplicate rule the model is more than its search: only search falls back
+        fallback = None if details.matcher is None else f"search is {gain.baseline}"
+        print(f"Search against the strongest baseline: {gain.summary(fallback=fallback)}.")
     model = summary.get("model")
     if model not in (None, "learned") and details.matcher is None:
         print(f"The model is {pipeline.scoring}: what FILM learned " + _why_baseline(summary)

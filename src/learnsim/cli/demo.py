@@ -83,7 +83,9 @@ def _print_walkthrough(w):
     for what, key in (("duplicate rule", "duplicate_rule_gain"), ("search", "search_gain"),
                       ("search re-ranking", "rerank_gain")):
         if w.get(key):
-            print(f"  {what}: {BaselineGain.from_dict(w[key]).summary()}")
+            gain = BaselineGain.from_dict(w[key])
+            # the walkthrough's model keeps its other parts where search falls back
+            print(f"  {what}: {gain.summary(fallback=f'search is {gain.baseline}' if key == 'search_gain' else None)}")
     print(f"Indexed the {w['documents']} documents of the held-out topics into {w['index']} "
           f"({w['build_seconds']:.1f} s); 'learnsim search --index {w['index']}' searches it.")
     print(f"\nsearch (a reworded {w['query_of']}, {w['search_seconds'] * 1000:.0f} ms with the explanation): "
