@@ -45,7 +45,10 @@ def said_if_kept(said, kept):
     baseline', the input cosine or Euclid) only where the model saved is the method's
     (``kept``): where the search check that follows made the model its strongest baseline (e.g.
     BM25), that check's warning says so, and the method's named a model that is not saved (its
-    report stays in baseline_gain). Other warnings pass as they were."""
+    report stays in baseline_gain). Other warnings pass as they were. In general: the recorded
+    fall-back warnings are said only where ``kept`` says the model they describe is saved (the
+    relative search check passes ``not keep``: kept learned weights make its checks' fall-backs
+    untrue)."""
     from .baseline import BaselineWarning
 
     for w in said:
@@ -351,9 +354,8 @@ def checked_relative_search(o, texts, T, held_out, summary, fitted):
         search = dataclasses.replace(search, status="learned", reason=None, detail=dict(
             search.detail, kept="it beats the strongest baseline on the held-out triplets and, as search, is not "
                                 "below it for certain"))
-    for w in said:
-        if not (keep and issubclass(w.category, BaselineWarning)):
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    # kept: the checks' fall-backs name a model not saved
+    said_if_kept(said, not keep)
     summary.update(search_baseline_gain=_report(search), strongest_baseline=check.baseline,
                    baseline_scores=check.scores,
                    held_out=f"{split.n_queries} held-out anchors searching {documents.size} documents")
