@@ -268,6 +268,21 @@ def guarded_protocol(base=None):
             self.transport.write(_not_http(msg))
             self.transport.close()
 
+        def _should_upgrade(self):
+            # never: the service serves HTTP alone. uvicorn handed a WebSocket upgrade's connection
+            # to its WebSocket protocol (transport.set_protocol), so that connection_lost above was
+            # never called and the connection's place was held for good: 1,024 upgrade requests
+            # (0.8 s) shut their address out until a restart. The request is answered as HTTP,
+            # and its connection closed after: httptools' parser reads nothing past an upgrade
+            # request, so a request sent behind it went unanswered until the head's timeout
+            cycle = self.cycle
+            if cycle is not None and not cycle.response_complete:
+                cycle.keep_alive = False
+            return False
+
+        def _unsupported_upgrade_warning(self):
+            pass    # a line per request any caller can send: nothing the operator must do
+
         def on_message_begin(self):
             super().on_message_begin()
             self._head = 0
