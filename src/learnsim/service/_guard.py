@@ -349,6 +349,7 @@ class _BodyLimit:
         headers = scope.get("headers", ())
         host = origin = content_type = encoding = None
         hosts = client_ids = 0
+        codings = []
         keys, seen = {}, set()
         for name, value in headers:
             if name in _ONCE:
@@ -370,6 +371,8 @@ class _BodyLimit:
                 encoding = value.decode("latin-1").strip().lower()
             elif name == b"x-client-id":
                 client_ids += 1
+            elif name == b"transfer-encoding":
+                codings += [c.strip().lower() for c in value.decode("latin-1").split(",")]
         if hosts > 1:
             # which one a proxy or this check would read is anyone's guess (RFC 9112, 3.2: a 400)
             return _error(400, "the request names its Host more than once")
@@ -385,6 +388,13 @@ class _BodyLimit:
             # a gzip body was read as text ("not UTF-8"), a plain one labelled gzip taken as is
             return _error(415, f"Content-Encoding {_short(encoding)[:40]!r} is not accepted: send the body "
                                "uncompressed")
+        coding = next((c for c in codings if c != "chunked"), None)
+        if coding is not None:
+            # the server's parser undoes the chunks alone and hands the rest on as it came, as a
+            # Content-Encoding above: a gzip body was refused as "not UTF-8", a plain one labelled
+            # gzip written as it was
+            return _error(415, f"Transfer-Encoding {_short(coding)[:40]!r} is not accepted: send the body "
+                               "uncompressed (with Content-Length, or Transfer-Encoding: chunked alone)")
         if self.hosts is not None and host is None:
             # HTTP/1.1 needs one (RFC 9112, 3.2: a 400); the 421 below named the host 'None'
             return _error(400, "the request names no Host (send a Host header naming this service)")

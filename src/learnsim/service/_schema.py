@@ -34,7 +34,9 @@ _BOUNDS_TEXT = (
     "(pattern [\\p{L}\\p{N}]): an empty one, or one of spaces and punctuation alone, is a 422.")
 
 # the statuses each operation can answer, besides its success (see the module notes)
-_COMMON = (400, 413, 421, 422, 500)   # 422: an unknown query parameter
+# 422: an unknown query parameter; 415: a body in another charset than UTF-8, compressed, or in a
+# transfer coding other than chunked, on any route (a write's Content-Type too: _STATUSES)
+_COMMON = (400, 413, 415, 421, 422, 500)
 _INDEX = (429, 503)
 _STATUSES = {
     ("get", "/healthz"): (),
@@ -59,7 +61,8 @@ _DESCRIPTIONS = {400: "Bad input: malformed JSON, a bad filter, a path that is n
                  401: "No API key, or a wrong one", 403: "A write to a read-only service, or a foreign Origin",
                  404: "An unknown id", 409: "An id already in the index, or given twice",
                  413: "A body, query or text over its size bound",
-                 415: "A write that is not Content-Type: application/json",
+                 415: "A write that is not Content-Type: application/json; a body said to be in another charset "
+                      "than UTF-8, compressed (Content-Encoding) or in a transfer coding other than chunked",
                  421: "A Host header this service does not answer for",
                  422: "A request of the wrong shape, with an unknown query parameter, or over the budget",
                  429: "Too many requests waiting (Retry-After)",
