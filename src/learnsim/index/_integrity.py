@@ -52,6 +52,10 @@ RELOAD_TRIES = 20
 # SQLite's primary result codes that are no damage of the file: busy or locked (a writer held it
 # past the timeout), out of memory or disk, interrupted, read-only
 _SQLITE_NOT_DAMAGE = {5, 6, 7, 8, 9, 13}
+# SQLITE_IOERR_WRITE (an extended code): the system refused a write (a file-size limit, a disk
+# full part-way, a failing disk). SQLite's commit is atomic, so the file is as before the write:
+# not damage, which made a served index refuse every write until a restart
+_SQLITE_IOERR_WRITE = 778
 
 
 #: Seconds a writer (and ``verify``) waits for another writer's lock before IndexBusyError; a
@@ -139,7 +143,7 @@ def sqlite_damage(path, exc):
     """The IndexDamagedError of an sqlite3.DatabaseError on ``path``, or None when it is not
     damage (busy, locked, disk full, ...: see _SQLITE_NOT_DAMAGE)."""
     code = getattr(exc, "sqlite_errorcode", None)
-    if code is not None and (code & 0xFF) in _SQLITE_NOT_DAMAGE:
+    if code is not None and ((code & 0xFF) in _SQLITE_NOT_DAMAGE or code == _SQLITE_IOERR_WRITE):
         return None
     return IndexDamagedError(path, f"SQLite cannot use it ({exc})")
 
@@ -167,8 +171,9 @@ def sqlite_guarded(method):
 
 def _unwritable(path, exc):
     """The OSError of SQLite's "attempt to write a readonly database" (a docs.sqlite of mode 444,
-    a file mounted read-only in a writable folder) or "database or disk is full", or None: both
-    are the machine's, not damage and not a bug, and were raised as a bare sqlite3 error (a
+    a file mounted read-only in a writable folder), "database or disk is full" or a write the
+    system refused (SQLITE_IOERR_WRITE), or None: all are the machine's, not damage and not a
+    bug, and were raised as a bare sqlite3 error (a
     traceback from the CLI, a 500 from the service)."""
     import errno
 
@@ -178,6 +183,9 @@ def _unwritable(path, exc):
                                "a read-only file or mount)")
     if code is not None and (code & 0xFF) == _SQLITE_FULL:
         return OSError(errno.ENOSPC, f"the index cannot be written: the disk is full ({exc})", str(path))
+    if code == _SQLITE_IOERR_WRITE:
+        return OSError(errno.EIO, f"the index cannot be written: the system refused the write ({exc}: a full "
+                                  "disk, a file-size limit or a failing disk)", str(path))
     return None
 
 

@@ -627,6 +627,16 @@ def read_only_connection(path):
                            check_same_thread=False)
 
 
+def _rollback(conn):
+    """Roll back the write under way on ``conn``, where SQLite has not already: it rolls a
+    transaction back itself when its COMMIT meets a full disk (SQLITE_FULL) or an I/O error, and a
+    ROLLBACK then raised "cannot rollback - no transaction is active" in place of that error, which
+    was taken for damage (a full disk made a served index "damaged", every write refused until a
+    restart, where ``index verify`` found it intact)."""
+    if conn.in_transaction:
+        conn.execute("ROLLBACK")
+
+
 class DocumentStore:
     """The SQLite database of an index (see the module notes)."""
 
@@ -745,7 +755,7 @@ class DocumentStore:
             conn.execute("INSERT INTO writes(kind) VALUES ('add')")
             conn.execute("COMMIT")
         except BaseException:
-            conn.execute("ROLLBACK")
+            _rollback(conn)
             self._rolled_back()
             raise
         return seqs
@@ -786,7 +796,7 @@ class DocumentStore:
                     n += cur.rowcount
             conn.execute("COMMIT")
         except BaseException:
-            conn.execute("ROLLBACK")
+            _rollback(conn)
             raise
         return n
 
@@ -807,7 +817,7 @@ class DocumentStore:
                                                    text_key(text))).lastrowid)
             conn.execute("COMMIT")
         except BaseException:
-            conn.execute("ROLLBACK")
+            _rollback(conn)
             self._rolled_back()
             raise
         return seqs
@@ -834,7 +844,7 @@ class DocumentStore:
                                                    text_key(text))).lastrowid)
             conn.execute("COMMIT")
         except BaseException:
-            conn.execute("ROLLBACK")
+            _rollback(conn)
             self._rolled_back()
             raise
         return seqs, len(seqs) - replaced, replaced
