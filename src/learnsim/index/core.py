@@ -1369,9 +1369,13 @@ class Index(ModelVersions):
             self.store.close()
             manifest = dict(self.manifest)
             manifest["covered_seq"] = max(manifest["covered_seq"], int(seqs[-1]))
-            type(self)._finish_build(self.path, p, manifest, statistics, texts, X, seqs, np.dtype(manifest["dtype"]))
-            self._plan = None
-            self._load()
+            try:
+                type(self)._finish_build(self.path, p, manifest, statistics, texts, X, seqs, np.dtype(manifest["dtype"]))
+            finally:
+                # a build the disk refused leaves the manifest as it was: the index before, opened
+                # again (left closed, every later call was "Cannot operate on a closed database")
+                self._plan = None
+                self._load()
 
     # ------------------------------------------------------------------ information
     @with_show_progress_bar

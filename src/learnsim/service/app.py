@@ -116,7 +116,6 @@ returns only after the index made it durable.
 """
 from __future__ import annotations
 
-import errno
 import gc
 import json
 import logging
@@ -160,6 +159,7 @@ from ._paging import MAX_OFFSET, check_offset, parse_include, shown
 from ._loading import can_match, model_loading
 from ._schema import _BOUNDS_TEXT, _openapi
 from ._worker import Busy, IndexWorker, Labelled, SearchTrace, TimedOut
+from ._unwritable import unwritable_reason
 from ._writes import NewWords
 from ._scores import _rule_score_name, _rule_warnings, _score_names
 
@@ -170,9 +170,6 @@ OPTIONS_VARIABLE = "LEARNSIM_SERVE_OPTIONS"
 
 log = logging.getLogger("learnsim.service")
 
-# an OSError's numbers that say a write cannot be made here (read-only, a full disk or quota,
-# the disk's own failure), answered 503 rather than 500 (besides PermissionError)
-_UNWRITABLE_ERRNOS = (errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUOT, errno.EIO)
 
 
 def _missing_package(exc):
@@ -643,11 +640,10 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         except OSError as exc:
             # the machine's refusal of a write (a read-only file or mount, a full disk): no bug
             # (500) and nothing acknowledged; the answer names no path of the server
-            if not (isinstance(exc, PermissionError) or exc.errno in _UNWRITABLE_ERRNOS):
+            why = unwritable_reason(exc)
+            if why is None:
                 raise
             log.error("a write to the index failed: %s", exc)
-            why = ("the disk is full" if exc.errno in (errno.ENOSPC, errno.EDQUOT) else
-                   "an input/output error" if exc.errno == errno.EIO else "its files are read-only here")
             raise _fail(503, f"the index cannot be written ({why}); nothing was written, retry once it can be",
                         {"Retry-After": str(_RETRY_AFTER_S)}) from None
 
