@@ -78,3 +78,25 @@ def test_a_write_the_disk_refuses_part_way_is_no_damage_and_the_index_writes_aga
         assert report["ok"] and not report["damaged"], report
     finally:
         index.close()
+
+
+def test_a_reindex_the_disk_refuses_part_way_is_one_line_and_leaves_the_index_as_it_was(tmp_path):
+    """numpy's short write of a segment ("6288 requested and 5104 written") is an OSError with no
+    number: learnsim index reindex under a file-size limit ended in a traceback (exit 1). Now one
+    line naming the file and what the disk did, exit 2, and the index as it was."""
+    texts, _, ids, meta = corpus()
+    path = tmp_path / "mcd"
+    Index.build(path, model("mcd"), texts, ids, meta).close()
+
+    def limited():
+        # files of at most 40 KiB: the texts of a segment of the whole collection (56 KB) are not
+        resource.setrlimit(resource.RLIMIT_FSIZE, (40 * 1024, resource.getrlimit(resource.RLIMIT_FSIZE)[1]))
+
+    run = subprocess.run([sys.executable, "-m", "learnsim", "index", "reindex", str(path)], capture_output=True,
+                         text=True, timeout=300, preexec_fn=limited)
+    assert run.returncode == 2, run.stderr[-2000:]
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in run.stderr, run.stderr[-2000:]
+    assert "the disk took part of a write" in lines[0] and ".npy" in lines[0], lines[0]
+    with Index.open(path) as index:
+        assert len(index) == len(texts) and index.verify()["ok"]

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ._npy_write import save_npy
 from ._query import QueryPlan, QueryRows
 
 __all__ = ["build_plan", "plan_matches"]
@@ -149,7 +150,7 @@ def build_plan(pipeline, statistics, directory, check_texts):
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     for name, arr in arrays.items():
-        np.save(directory / f"{name}.npy", arr, allow_pickle=False)
+        save_npy(directory / f"{name}.npy", arr)
     with open(directory / "terms.json", "w", encoding="utf-8") as fh:
         json.dump([str(t) for t in vec.terms_], fh, ensure_ascii=False)
         fh.flush()

@@ -32,6 +32,7 @@ import numpy as np
 from ..matching._rerank import decision_explanation, dense_feature_names
 from ..text._char_hash import char_ngram_counts
 from ._query import QueryPlan
+from ._npy_write import save_npy
 
 __all__ = ["RerankPlan", "rerank_plan_state", "write_rerank_plan", "RERANK_TOLERANCE"]
 
@@ -93,7 +94,7 @@ def write_rerank_plan(reranker, directory, check_texts):
     meta, arrays, terms = state
     directory = Path(directory)
     for name, arr in arrays.items():
-        np.save(directory / f"rerank.{name}.npy", arr, allow_pickle=False)
+        save_npy(directory / f"rerank.{name}.npy", arr)
     for name, value in ((_TERMS, terms), (_META, meta)):
         with open(directory / name, "w", encoding="utf-8") as fh:
             json.dump(value, fh, ensure_ascii=False)

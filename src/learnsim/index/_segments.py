@@ -43,6 +43,7 @@ import numpy as np
 from .._utils import prefetch
 from .._utils.files import open_regular, sha256_file
 from ..exceptions import IndexDamagedError, IndexFormatError  # noqa: F401  (defined there; importable here as in 0.1)
+from ._npy_write import save_npy
 
 __all__ = ["IndexFormatError", "IndexDamagedError", "write_json_atomic", "write_segment", "Segment", "fsync_dir",
            "rows_of", "merged_rows", "read_verified", "load_npy", "npy_header", "seal", "check_seal",
@@ -408,7 +409,7 @@ def write_segment(directory, name, seqs, rows, dtype, extra=None, docs=None):
             files.update(write_docs(tmp, docs, meta))
         checksums = {}
         for key, arr in files.items():
-            np.save(tmp / f"{key}.npy", arr, allow_pickle=False)
+            save_npy(tmp / f"{key}.npy", arr)
             _fsync_file(tmp / f"{key}.npy")
             # of the bytes on disk, read back: what a reader will hash
             checksums[key] = sha256_file(tmp / f"{key}.npy")

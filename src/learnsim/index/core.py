@@ -53,6 +53,7 @@ from ._integrity import Lock as _Lock, check_plan_dictionary, checked_up_to, mod
 from ._match import exact_copy_hits, matched_hits
 from ._manifest_fields import invalid_field
 from ._new_words import added_rows, embeddings_of as _embeddings_of, warn_new_words
+from ._npy_write import save_npy
 from ._scan import MemorySegment, SegmentRun, best_k, scanned_segments
 from ._placeless import warn_placeless, zero_rows
 from ._segment_docs import docs_layout, documents_at, merged_docs
@@ -269,7 +270,7 @@ class Index(ModelVersions):
         (path / stats_dir).mkdir()
         statistics_sha256 = {}
         for name, arr in statistics.items():
-            np.save(path / stats_dir / f"{name}.npy", np.asarray(arr), allow_pickle=False)
+            save_npy(path / stats_dir / f"{name}.npy", np.asarray(arr))
             statistics_sha256[name] = sha256_file(path / stats_dir / f"{name}.npy")
         plan_dir = f"query-{generation}"
         check = texts[:_PLAN_CHECK] + [" ".join(texts[:3])[:200]]
