@@ -289,6 +289,13 @@ def guarded_protocol(base=None):
 
         def on_headers_complete(self):
             self._head = None
+            url = getattr(self, "url", b"")
+            if url[:1] not in (b"/", b"*", b"") and b"://" in url:
+                # an absolute-form target: its authority is the request's host, the Host header
+                # ignored (RFC 9112, 3.2.2); the host check read the header, so a target naming
+                # another host was answered. The header the check reads is the target's
+                authority = url.split(b"://", 1)[1].split(b"/", 1)[0].split(b"?", 1)[0].split(b"#", 1)[0]
+                self.headers[:] = [(n, v) for n, v in self.headers if n != b"host"] + [(b"host", authority)]
             super().on_headers_complete()
 
         def on_response_complete(self):
