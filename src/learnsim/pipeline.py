@@ -90,6 +90,15 @@ class Pipeline:
     higher_is_closer : bool
         False for the distance models (MinimumClusterDistortion, RelativeComparisonMetric).
 
+    Notes
+    -----
+    A Pipeline is a fitted model, as a sentence-transformers model is, not a scikit-learn
+    estimator to fit: :func:`learnsim.fit` makes it, and :func:`sklearn.base.clone` refuses it
+    (a TypeError naming ``get_params``); ``copy.deepcopy``, ``pickle`` and ``joblib`` copy it
+    with the same scores. Its estimators (``vectorizer``, ``metric``, ...) follow scikit-learn's
+    contract. One Pipeline may be scored from several threads at once, with the answers it
+    gives serially.
+
     See Also
     --------
     learnsim.fit : fit a Pipeline from texts and supervision.
@@ -371,6 +380,14 @@ class Pipeline:
             the collection's vocabulary (:func:`learnsim.text.collection_terms` of
             ``statistics``, or of the texts' own), or the vectoriser's for statistics without a
             vocabulary.
+
+        Notes
+        -----
+        Unlike sentence-transformers' ``encode``, the rows are float64 and not normalised, and
+        their cosine is the model's score only where :attr:`scoring` is ``"cosine in the
+        learned space"``. A FILM whose scoring is, or mixes in, the input cosine scores
+        otherwise; a distance model scores by the Euclidean distance of the rows. The model's
+        validated scores are those of :meth:`similarity` and :meth:`search`.
         """
         n = len(texts) if hasattr(texts, "__len__") and not isinstance(texts, str) else 0
         with stage_for(f"encoding {n} texts", n):
@@ -1062,6 +1079,11 @@ def _check_text_pairs(pairs):
     rows = list(pairs)
     if not rows:
         raise ValueError("pairs is empty: give at least one (text_a, text_b) pair")
+    if len(rows) == 2 and all(isinstance(row, str) for row in rows):
+        # match(("a", "b")): one pair given without its list was read as two pairs, and its
+        # first text named as the bad pair ("pairs[0] must be a tuple; got 'a'")
+        raise TypeError("pairs must be a list of (text_a, text_b) pairs; got a single pair of two str (wrap it "
+                        "in a list: [(text_a, text_b)])")
     for r, row in enumerate(rows):
         # (a dict of two keys has a length of 2, and row[0] was a bare KeyError)
         if isinstance(row, (str, bytes, dict)) or not hasattr(row, "__len__") or len(row) != 2:

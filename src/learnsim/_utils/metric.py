@@ -19,6 +19,12 @@ class MetricMixin:
     Subclasses implement ``transform(X)`` and may override ``_pairwise_sq_distances(A, B)``.
     """
 
+    def __sklearn_tags__(self):
+        # every metric learner takes scipy.sparse text vectors (_check_input accepts them)
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
     def _check_input(self, X, name="X"):
         check_is_fitted(self)
         # float64 throughout: |a|^2 + |b|^2 - 2 a.b cancels badly in float32 for near neighbours

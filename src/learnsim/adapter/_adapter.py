@@ -36,6 +36,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator
+from sklearn.exceptions import NotFittedError
 
 from .._utils.params import Interval, validate_params
 
@@ -60,10 +61,15 @@ class QueryAdapter(BaseEstimator):
         encoder's own cosine.
     temperature : float > 0, default=0.05
         ``tau`` of eq. (2).
+    rank : int >= 1 or None, default=None
+        None: ``W`` is a full d x d matrix; an int r: ``W = I + B C^T`` of rank r at most
+        away from the identity (fewer parameters to learn from few judgements; capped at d).
     max_iter : int >= 0, default=200
         L-BFGS iterations (0: ``W = I``).
     tol : float, default=1e-6
         L-BFGS's gradient tolerance.
+    random_state : int >= 0 or None, default=0
+        Seeds the random start of ``C`` when ``rank`` is given (unused otherwise).
 
     Attributes
     ----------
@@ -184,7 +190,9 @@ class QueryAdapter(BaseEstimator):
     # ---------------------------------------------------------------------- use
     def _check_fitted(self):
         if not hasattr(self, "components_"):
-            raise ValueError("this QueryAdapter is not fitted yet; call fit(X, triplets) first")
+            # scikit-learn's NotFittedError (a ValueError, as before), which check_is_fitted and
+            # the other estimators raise
+            raise NotFittedError("this QueryAdapter is not fitted yet; call fit(X, triplets) first")
 
     def _check_X(self, X):
         self._check_fitted()

@@ -184,6 +184,11 @@ class HybridEmbedding(TransformerMixin, BaseEstimator):
         self.fitted_ = True
         return self
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True            # a sparse X gives sparse rows
+        return tags
+
     def transform(self, X):
         """Rows [sqrt(w) x/|x|, sqrt(1 - w) T(x)/|T(x)|] (sparse when X is sparse)."""
         check_is_fitted(self)

@@ -151,6 +151,12 @@ class _PairMatcher(BaseEstimator):
     # the transformer's state is checked by its own class (persistence._restore)
     _STATE_NESTED = ("transformer",)
 
+    def __sklearn_tags__(self):
+        # X, the collection the pairs index into, may be sparse (a TextVectorizer's rows)
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
     def _collection(self, X):
         """The embedded collection to use: the fitted one, or the embedding of a new X."""
         check_is_fitted(self)

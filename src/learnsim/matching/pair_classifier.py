@@ -307,6 +307,13 @@ class _PairModel(BaseEstimator):
 
     _STATE_NESTED = _NESTED
 
+    def __sklearn_tags__(self):
+        # X is the list of texts the pairs index into, not a 2-D array of numbers
+        tags = super().__sklearn_tags__()
+        tags.input_tags.string = True
+        tags.input_tags.two_d_array = False
+        return tags
+
     # ------------------------------------------------------------------ parameters
     def _check_params(self):
         validate_params(self)

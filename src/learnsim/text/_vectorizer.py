@@ -825,6 +825,14 @@ class TextVectorizer(BaseEstimator):
         return np.asarray(X.astype(dtype) @ self.components_.T, dtype=dtype)
 
     # ------------------------------------------------------------------ public API
+    def __sklearn_tags__(self):
+        # fit takes a list of str, not a 2-D array of numbers (what scikit-learn's own text
+        # vectorisers say): its checks and meta-estimators read this
+        tags = super().__sklearn_tags__()
+        tags.input_tags.string = True
+        tags.input_tags.two_d_array = False
+        return tags
+
     def fit(self, docs, y=None):
         """Learn the vocabulary, idf, avgdl and (optionally) the LSI basis from ``docs``.
 

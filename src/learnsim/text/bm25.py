@@ -406,6 +406,11 @@ class TermWeightIndex(_PostingListScorer, BaseEstimator):
         self.query_weights = query_weights
         self.dtype = dtype
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True            # W: any finite sparse or dense matrix
+        return tags
+
     def fit(self, W, y=None):
         """Index the document weights W (n_documents, n_terms): any finite sparse or dense matrix."""
         # the attributes rather than get_params: subclasses (CosineIndex, PowerQueryIndex) set
@@ -512,6 +517,13 @@ class BM25(_PostingListScorer, BaseEstimator):
                 _check_dtype(self.dtype))
 
     # -------------------------------------------------------------- fitting
+    def __sklearn_tags__(self):
+        # fit takes a sparse matrix of term counts (refused otherwise): sparse and non-negative
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.input_tags.positive_only = True
+        return tags
+
     def fit(self, X, y=None):
         """Compute idf, avgdl and the document weights W of the documents ``X``.
 
