@@ -217,6 +217,10 @@ def models(d):
     # the three families of scoring: a distance, a cosine with a duplicate rule, term weights
     assert [m.method for m in fitted.values()] == ["MinimumClusterDistortion", "FILM", "LinkLearn"]
     assert fitted["film-pairs"].matcher is not None
+    # and BM25, what many fits end as (its idf kept per collection)
+    from learnsim._baseline_models import baseline_pipeline
+
+    fitted["bm25"] = baseline_pipeline("bm25", texts)
     return fitted
 
 
@@ -259,7 +263,7 @@ def test_every_form_of_a_list_of_texts_gives_the_same_answer_and_a_str_is_never_
         model.encode(t for t in queries)
 
 
-@pytest.mark.parametrize("kind", ["mcd", "film-pairs", "linklearn"])
+@pytest.mark.parametrize("kind", ["mcd", "film-pairs", "linklearn", "bm25"])
 def test_one_pipeline_scored_from_8_threads_gives_the_serial_answers(models, d, kind):
     texts = d["texts"]
     model = pickle.loads(pickle.dumps(models[kind]))       # fresh: its scorer and caches built under the race
