@@ -292,3 +292,29 @@ def test_one_pipeline_scored_from_8_threads_gives_the_serial_answers(models, d, 
             np.testing.assert_array_equal(got[t][1], serial[t][1])
             np.testing.assert_array_equal(got[t][2], serial[t][2])
             assert got[t][3:] == serial[t][3:]
+
+
+@pytest.mark.parametrize("form, words", [("dataframe", r"DataFrame.*column names.*df\['body'\]"),
+                                         ("dict", r"dict.*keys"), ("set", r"set.*no order")])
+@pytest.mark.parametrize("call", ["fit", "transform"])
+def test_a_text_vectorizer_never_reads_a_table_or_a_dict_as_its_names(d, form, words, call):
+    """TextVectorizer().fit(df) read the DataFrame's column names as the documents (one
+    document, 'body', or with a 1-letter name 'empty vocabulary'), transform(df) gave one row
+    for the whole table, a dict its keys and a set its texts in the hash seed's order: now a
+    TypeError saying what to pass."""
+    import pandas as pd
+
+    texts = d["texts"][:6]
+    given = {"dataframe": pd.DataFrame({"body": texts}), "dict": dict.fromkeys(texts, 0), "set": set(texts)}[form]
+    vec = TextVectorizer() if call == "fit" else TextVectorizer().fit(texts)
+    with pytest.raises(TypeError, match=words):
+        getattr(vec, call)(given)
+    # what they should have passed is read as a list
+    assert TextVectorizer().fit(pd.Series(texts)).transform(list(dict.fromkeys(texts))).shape[0] == 6
+
+
+def test_dir_of_the_package_lists_every_public_name():
+    """dir(learnsim) left out Pipeline, which the package gives on first use (so learnsim.Pip<Tab>
+    completed nothing in IPython), while its subpackages list their lazy names."""
+    assert set(learnsim.__all__) <= set(dir(learnsim))
+    assert {"fit", "load", "set_progress", "__version__"} <= set(dir(learnsim))

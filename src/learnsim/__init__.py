@@ -221,3 +221,9 @@ def __getattr__(name):
     if name == "Pipeline":
         return _pipeline_module().Pipeline
     raise AttributeError(f"module 'learnsim' has no attribute {name!r}")
+
+
+def __dir__():
+    # Pipeline is given by __getattr__ on first use: listed here too, so that tab completion
+    # (IPython, Jupyter) offers it as the subpackages' lazy names are offered
+    return sorted(set(globals()) | set(__all__))

@@ -48,6 +48,28 @@ ROLES = ("document", "query")
 _STATE_VERSION = 1
 
 
+def _refuse_named_collection(docs, name):
+    """A TypeError for what list() reads as something else than its texts: a table (a pandas
+    DataFrame gives its column names, a datasets.Dataset its rows as dicts), a mapping (its keys)
+    or a set (its texts in the order of the hash seed, rows that match nothing given). Told
+    apart by their attributes: pandas and datasets are not imported here."""
+    from collections.abc import Mapping
+
+    if hasattr(docs, "columns") and hasattr(docs, "iloc"):
+        column = next(iter(docs.columns), "text")
+        raise TypeError(f"{name} is a pandas DataFrame, whose column names would be read as the documents: "
+                        f"give its column of texts, {name}=df[{column!r}]")
+    if hasattr(docs, "column_names") and hasattr(docs, "features"):
+        raise TypeError(f"{name} is a datasets.Dataset, whose rows are dicts: give its column of texts, "
+                        f"{name}=ds['text']")
+    if isinstance(docs, Mapping):
+        raise TypeError(f"{name} is a {type(docs).__name__}, whose keys would be read as the documents: give a "
+                        "list of strings (list(d.values()) for {id: text})")
+    if isinstance(docs, (set, frozenset)):
+        raise TypeError(f"{name} is a {type(docs).__name__}, which has no order (its rows would come in the order "
+                        "of Python's hash seed): give a list of strings, e.g. sorted(...)")
+
+
 def check_documents(docs, name="docs"):
     """``docs`` as a non-empty list of str, or a TypeError/ValueError naming the problem: the
     check of every text input of :class:`TextVectorizer` (and of the Dask vectoriser).
@@ -78,6 +100,7 @@ def check_documents(docs, name="docs"):
                         f"wrap one document in a list: [doc]")
     if sp.issparse(docs):
         raise TypeError(f"{name} is a sparse matrix; TextVectorizer takes raw text (a list of strings)")
+    _refuse_named_collection(docs, name)
     try:
         docs = list(docs)
     except TypeError:
