@@ -318,3 +318,16 @@ def test_dir_of_the_package_lists_every_public_name():
     completed nothing in IPython), while its subpackages list their lazy names."""
     assert set(learnsim.__all__) <= set(dir(learnsim))
     assert {"fit", "load", "set_progress", "__version__"} <= set(dir(learnsim))
+
+
+def test_a_pipeline_of_unfitted_parts_is_refused_when_made_naming_the_part(d):
+    """Pipeline(TextVectorizer(), FILM()) was made, and every search, encode and save then said
+    "This TextVectorizer instance is not fitted yet. Call 'fit'", a method a Pipeline does not
+    have: now NotFittedError when it is made, naming the part and learnsim.fit."""
+    from learnsim.pipeline import Pipeline
+
+    with pytest.raises(NotFittedError, match=r"vectorizer \(TextVectorizer\) is not fitted.*learnsim\.fit"):
+        Pipeline(TextVectorizer(), FILM())
+    with pytest.raises(NotFittedError, match=r"metric \(FILM\) is not fitted.*learnsim\.fit"):
+        Pipeline(d["vec"], FILM())
+    assert Pipeline(d["vec"], d["film"]).similarity(["a query"], d["texts"][:4]).shape == (1, 4)

@@ -134,6 +134,8 @@ class Pipeline:
             raise TypeError(f"vectorizer must be a fitted vectoriser with transform(); got {type(vectorizer).__name__}")
         if not hasattr(metric, "transform"):
             raise TypeError(f"metric must be a fitted learnsim metric with transform(); got {type(metric).__name__}")
+        _check_fitted_part(vectorizer, "vectorizer")
+        _check_fitted_part(metric, "metric")
         self.vectorizer = vectorizer
         self.metric = metric
         self.matcher = matcher
@@ -1004,6 +1006,22 @@ def _rule_name(pipeline):
 
 
 # ---------------------------------------------------------------------------- argument checks
+def _check_fitted_part(part, name):
+    """A NotFittedError naming the part for a scikit-learn estimator not fitted: made of one, a
+    Pipeline said at its first search, encode or save that the part's class should 'Call fit', a
+    method the Pipeline has not. Objects of other kinds (a custom encoder) are checked by use."""
+    from sklearn.base import BaseEstimator
+    from sklearn.exceptions import NotFittedError
+    from sklearn.utils.validation import check_is_fitted
+
+    if not isinstance(part, BaseEstimator):
+        return
+    try:
+        check_is_fitted(part)
+    except NotFittedError:
+        raise NotFittedError(f"the {name} ({type(part).__name__}) is not fitted: a Pipeline holds fitted parts; fit "
+                             "it first, or let learnsim.fit(texts, ...) fit the whole model") from None
+
 def _check_texts(texts, name):
     from ._inputs import texts_of
 
