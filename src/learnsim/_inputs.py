@@ -680,6 +680,7 @@ def fit_inputs(texts, clusters=None, pairs=None, triplets=None, links=None, *, c
     the columns of pairs; ``text`` and ``label`` those of documents (``label`` those of pairs
     when pairs is a table).
     """
+    clusters, pairs, triplets, links = _plain_supervision(texts, clusters, pairs, triplets, links)
     pair_names = {"text_a": text_a, "text_b": text_b, "score": score}
     pair_source = pairs is not None and (is_table(pairs) or _is_pair_bunch(pairs) or isinstance(pairs, (str, os.PathLike)))
     if isinstance(pairs, (set, frozenset)):
@@ -729,6 +730,45 @@ def fit_inputs(texts, clusters=None, pairs=None, triplets=None, links=None, *, c
     links = index_rows_of(links, "links", ("source", "target"))
     _refuse_all_blank(texts)
     return texts, clusters, pairs, triplets, links
+
+
+def _plain_supervision(texts, clusters, pairs, triplets, links):
+    """learnsim's own supervision objects (Clusters, Pairs, Triplets, Links: what the estimators
+    take and the converters make) as the plain lists :func:`learnsim.fit` reads: they were refused
+    ("links must be a list of (source, target) tuples; got Links"). An object over another number
+    of items than the texts is refused naming both, and cluster weights, which learnsim.fit has no
+    use for, are refused rather than dropped."""
+    given = [v for v in (clusters, pairs, triplets, links) if v is not None]
+    if not any(type(v).__module__.startswith("learnsim.supervision") for v in given):
+        return clusters, pairs, triplets, links
+    from .supervision import Clusters, Links, Pairs, Triplets
+
+    n_texts = len(texts) if isinstance(texts, (list, tuple)) else None
+
+    def same_items(n_items, name):
+        if n_texts is not None and n_items != n_texts:
+            raise ValueError(f"{name} is over {n_items} items but texts has {n_texts} texts; its items are the texts, "
+                             "by position")
+
+    if isinstance(clusters, Clusters):
+        same_items(clusters.n_items, "clusters (a Clusters)")
+        if clusters.weights is not None:
+            raise ValueError("clusters (a Clusters) has cluster weights, which learnsim.fit does not use: fit "
+                             "learnsim.mcd.MCD on them, or pass Clusters(labels) without weights")
+        # a cluster's original label where the file readers would take it (int or str), else its id
+        names = [c if isinstance(c, str) or (isinstance(c, numbers.Integral) and not isinstance(c, bool)) else int(i)
+                 for c, i in zip(clusters.classes_.tolist(), clusters.cluster_ids.tolist())]
+        name_of = dict(zip(clusters.cluster_ids.tolist(), names))
+        clusters = [None if c < 0 else name_of[c] for c in clusters.labels.tolist()]
+    if isinstance(pairs, Pairs):
+        grades = pairs.scores.tolist() if pairs.is_graded else [int(v) for v in pairs.labels.tolist()]
+        pairs = [(i, j, g) for (i, j), g in zip(pairs.indices.tolist(), grades)]
+    if isinstance(triplets, Triplets):
+        triplets = [tuple(row) for row in triplets.indices.tolist()]
+    if isinstance(links, Links):
+        same_items(links.n_items, "links (a Links)")
+        links = [tuple(row) for row in links.edges.tolist()]
+    return clusters, pairs, triplets, links
 
 
 def _refuse_all_blank(texts):
