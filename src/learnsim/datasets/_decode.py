@@ -255,6 +255,21 @@ class _Decoder:
         reads = ("reads UTF-8" if self.utf8 else
                  f"was asked to read it as {self.encoding} (encoding={self.encoding!r}, --encoding {self.encoding})")
         path = Path(self.where)
+        if first.startswith(_GZIP_MAGIC):
+            # gzip data under a text file's name (corpus.jsonl.gz saved as corpus.jsonl), or
+            # compressed twice: read as text, a note of undecodable bytes and an error about the
+            # first line's layout ('invalid JSON', 'no TAB separator'), two lines naming no gzip
+            if not path.name.lower().endswith(".gz"):
+                raise DocumentFormatError(_gzip_unnamed(path))
+            raise DocumentFormatError(f"{path}: decompressed, still gzip-compressed data (compressed twice?); "
+                                      f"decompress it once more: gunzip -c {path.name} | gunzip > "
+                                      f"{Path(path.stem).stem}-text{Path(path.stem).suffix}")
+        for magic, kind in _CONTAINERS:
+            if first.startswith(magic) and _binary(first[len(magic):]):
+                # a zip, a Parquet table, a NumPy array under a text name: its bytes were read as
+                # lines of U+FFFD and refused for their layout
+                raise DocumentFormatError(f"{path}: not text but a {kind} file; it is read as text (UTF-8, one "
+                                          f"record a line){_container_hint(kind)}")
         for bom, name in _WIDE_BOMS:
             # a first line of letters beyond ASCII alone (Greek's αβγ, B1 03 B2 03 ...) has no NUL
             # before its line end, but a control byte a code page's text never holds
@@ -438,6 +453,31 @@ _CONTAINERS = ((b"PAR1", "Parquet"), (b"PK\x03\x04", "zip (or .xlsx, .docx)"), (
                (b"SQLite format 3\x00", "SQLite"), (b"\x89HDF\r\n", "HDF5"), (b"ARROW1", "Arrow"))
 
 
+def _gzip_unnamed(path):
+    """The error of gzip-compressed data in a file whose name does not end in .gz."""
+    path = Path(path)
+    return (f"{path}: not text but gzip-compressed data, and its name does not end in .gz (the files read "
+            f"compressed); name it {path.name}.gz, or decompress it: gunzip -c {path.name} > "
+            f"{path.stem}-text{path.suffix}")
+
+
+def _container_hint(kind):
+    return ("; write it as a TSV first, e.g. pandas.read_parquet(path).to_csv('out.tsv', sep='\\t', index=False)"
+            if kind == "Parquet" else "")
+
+
+def _binary(first):
+    """Whether the bytes ``first`` (a file's first line) are no text: a NUL or another control
+    byte, or no UTF-8 (a container's magic followed by text, an id 'PAR1', is text)."""
+    if b"\x00" in first or _CONTROL.search(first) is not None:
+        return True
+    try:
+        first.decode("utf-8")
+    except UnicodeDecodeError:
+        return True
+    return False
+
+
 def refuse_container(path, what, how):
     """A ValueError where ``path`` opens as a container format, not text: read as lines, a
     Parquet file's bytes made judgements of its garbage and an error naming none of it (the first
@@ -455,14 +495,11 @@ def refuse_container(path, what, how):
     if not gzipped and head.startswith(_GZIP_MAGIC):
         # a download saved without its .gz, still compressed: read as text its bytes were a line of
         # one field, refused as no layout beside a note of undecodable bytes, naming no gzip
-        raise ValueError(f"{path}: not text but gzip-compressed data, and its name does not end in .gz (the "
-                         f"files read compressed); name it {Path(path).name}.gz, or decompress it: "
-                         f"gunzip -c {Path(path).name} > {Path(path).stem}-text{Path(path).suffix}")
+        raise ValueError(_gzip_unnamed(path))
     for magic, kind in _CONTAINERS:
         if head.startswith(magic):
-            hint = ("; write it as a TSV first, e.g. pandas.read_parquet(path).to_csv('out.tsv', sep='\\t', "
-                    "index=False)") if kind == "Parquet" else ""
-            raise ValueError(f"{path}: not text but a {kind} file; {what} are read from text, {how}{hint}")
+            raise ValueError(f"{path}: not text but a {kind} file; {what} are read from text, {how}"
+                             f"{_container_hint(kind)}")
     nul = head.find(b"\x00")
     first = head.split(b"\n", 1)[0]
     wide = any(head.startswith(bom) for bom, _ in _WIDE_BOMS) or _wide_without_bom(first, loose=True) is not None
