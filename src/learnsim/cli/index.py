@@ -13,7 +13,8 @@ corpus layouts:
       "metadata" object, every field other than id and text is metadata (for --filter)
       {"id": "q17", "text": "How do I learn Python?", "topic": "programming"}
   id<TAB>text per line (.tsv), or one document per line (.txt): no metadata (under a first
-      line text<TAB>id, each line is read that way round)
+      line text<TAB>id, each line is read that way round; under label<TAB>text, fit --input's
+      layout, the label is metadata and the documents are numbered)
   a header naming id and text (.csv, CSV-quoted): every other column is metadata
   A document without an id gets its line number ("line-12"; in a .parquet file, its
       row: "row-12"); in 'index add' (without
@@ -234,7 +235,7 @@ def read_corpus(path, encoding_errors="replace", quoting="auto", number_lines=Tr
         # its lines: 'appears twice' alone left a corpus of a million lines to search by hand
         doc_id, first, number = twice
         raise UsageError(f"{path}, {line} {number}: the id {str(doc_id)[:80]!r} appears twice "
-                         f"(first on {line} {first})")
+                         f"(first on {line} {first}){_label_hint(path, docs)}")
     return ids, docs.texts, metas
 
 
@@ -243,6 +244,17 @@ def open_index(path):
     from ..index import Index
 
     path = Path(path)
+def _label_hint(path, docs):
+    """What to add to "the id ... appears twice" where the ids are the first column of a TSV file:
+    most often fit --input's label<TAB>text, whose repeated label alone was named, not why a
+    label was an id nor how to index the file."""
+    suffix = str(path).lower().removesuffix(".gz")
+    if not suffix.endswith((".tsv", ".txt")) or docs.metadata is not None:
+        return ""
+    return ("; is the first column a label (label<TAB>text, as fit --input reads)? here it is each document's id: "
+            "give the file a first line label<TAB>text to keep it as a label (metadata) and number the documents")
+
+
     if not path.exists():
         raise UsageError(f"{path} does not exist (build an index with 'learnsim index build')")
     if not path.is_dir():

@@ -64,7 +64,8 @@ from .._utils.inputs import id_by_value, short_repr
 from ._decode import (ID_KEYS, DocumentFormatError, check_encoding_errors, decoded_lines, json_array_hint, json_record,
                       refuse_underflow)
 from ._base import read_parquet_frame
-from .pairs import _TSV_ID_NAMES, _TSV_TEXT_NAMES, _delimited_records, check_quoting, refuse_csv_quoted
+from .pairs import (_DOCUMENT_LABEL_NAMES, _TSV_ID_NAMES, _TSV_TEXT_NAMES, _delimited_records, check_quoting,
+                    refuse_csv_quoted)
 
 __all__ = ["DocumentFormatError", "Documents", "read_labelled_documents", "read_documents", "NO_CLUSTER"]
 
@@ -884,6 +885,15 @@ def _named_id_header(line):
                           or head in _TSV_ID_NAMES and rest in _TSV_TEXT_NAMES)
 
 
+def _label_header(line):
+    """The name of the label column (``label``, ``category``, ``class``, ``topic``, in lower case)
+    of a first line naming the columns ``LABEL<TAB>TEXT`` (a text column of
+    :data:`_TSV_TEXT_NAMES`), else None."""
+    head, tab, rest = line.partition("\t")
+    head, rest = head.strip().lower(), rest.strip().lower()
+    return head if tab and head in _DOCUMENT_LABEL_NAMES and rest in _TSV_TEXT_NAMES else None
+
+
 def _swapped_header(line):
     """``"id"`` or ``"label"`` for a first line naming the columns ``text<TAB>id`` or
     ``text<TAB>label`` (the text first; the text column may be named otherwise, as GLUE's
@@ -965,9 +975,11 @@ def read_documents(path, *, encoding_errors="replace", quoting="auto", encoding=
 
     ``.jsonl``: objects with ``"text"`` (``"id"`` and ``"label"`` are kept when present).
     ``.tsv``: ``id<TAB>text`` per line. ``.txt``: the same when every line has a TAB, else one
-    document per line. A first line ``id<TAB>text`` or ``label<TAB>text`` is a header; under a
-    first line ``text<TAB>id`` or ``text<TAB>label`` each line is read that way round (the id or
-    label after the last TAB).
+    document per line. A first line ``id<TAB>text`` is a header; under a first line
+    ``label<TAB>text`` (or ``category``, ``class``, ``topic``) the first column is a label, kept as
+    each document's metadata under that name, and the documents have no ids; under a first line
+    ``text<TAB>id`` or ``text<TAB>label`` each line is read that way round (the id or label after
+    the last TAB).
     ``.csv``: a header naming ``text`` and optionally ``id`` and ``label``; other columns are
     each document's metadata (as a JSON line's other fields). ``.parquet`` (pandas and pyarrow):
     the same columns as a ``.csv``, errors naming the row.
@@ -1053,7 +1065,12 @@ def read_documents(path, *, encoding_errors="replace", quoting="auto", encoding=
     names = _named_columns(rows[0][1]) if rows else None
     if names is not None:
         return _read_named(docs, path, *_tsv_named_rows(path, rows, names))
-    if rows and (_is_header(rows[0][1], ("id", "label")) or _named_id_header(rows[0][1])):
+    if rows and (label := _label_header(rows[0][1])):
+        # label<TAB>text (fit --input's layout) read as a collection: the label is no id, so the
+        # documents are numbered and the label kept as metadata, as a .csv's label column is; it
+        # was each document's id (an index refused 'billing' twice, or named each by its label)
+        return _read_named(docs, path, *_tsv_named_rows(path, rows, [label, "text"]))
+    if rows and (_is_header(rows[0][1], ("id",)) or _named_id_header(rows[0][1])):
         rows = rows[1:]
     elif rows and (column := _swapped_header(rows[0][1])):
         return _read_text_first(docs, path, rows, column)
