@@ -66,3 +66,40 @@ def test_a_labelled_file_without_a_header_is_refused_saying_the_first_column_loo
     line = _one_line_error(["index", "build", "--model", model, "--corpus", jsonl, "--out", tmp_path / "idx"])
     assert "appears twice" in line and "label<TAB>text" not in line
 
+
+@pytest.mark.parametrize("name", ["ids.jsonl", "ids.tsv", "ids.csv"])
+def test_one_id_in_two_unicode_forms_is_refused(tmp_path, model, name):
+    """'café' precomposed (NFC) on one line and with a combining accent (NFD) on another were two
+    documents that print alike, in every hit, run file and 'index delete --id'; judgements and
+    run files read them as one id (search --run and evaluate then refused the index)."""
+    nfc, nfd = "caf\u00e9", "cafe\u0301"
+    rows = [(nfc, TEXTS[0]), ("other", TEXTS[1]), (nfd, TEXTS[2])]
+    corpus = tmp_path / name
+    if name.endswith(".jsonl"):
+        import json
+        corpus.write_text("".join(json.dumps({"id": i, "text": t}) + "\n" for i, t in rows), encoding="utf-8")
+    elif name.endswith(".tsv"):
+        corpus.write_text("".join(f"{i}\t{t}\n" for i, t in rows), encoding="utf-8")
+    else:
+        corpus.write_text("id,text\n" + "".join(f"{i},{t}\n" for i, t in rows), encoding="utf-8")
+    first, last = (1, 3) if not name.endswith(".csv") else (2, 4)
+    # search --corpus refuses an id given twice where the file names its ids (not a .tsv's first
+    # column, which may be a label), and so two forms of one
+    searched = [] if name.endswith(".tsv") else [["search", "--model", model, "--corpus", corpus, "--query", "x"]]
+    for args in [["index", "build", "--model", model, "--corpus", corpus, "--out", tmp_path / "idx"]] + searched:
+        line = _one_line_error(args)
+        assert f"{name}, line {last}:" in line and f"line {first}" in line, line
+        assert "NFC" in line and r"'caf\xe9'" in line and r"'cafe\u0301'" in line, line
+    assert not (tmp_path / "idx").exists()
+
+
+def test_ids_that_differ_otherwise_stay_two_documents(tmp_path, model):
+    """'1' and '01', 'ab' and 'a<ZWSP>b' are two ids as written (as Elasticsearch and Pyserini keep
+    them); only two Unicode forms of one text are refused."""
+    from learnsim.index import Index
+
+    corpus = tmp_path / "ids.tsv"
+    corpus.write_text(f"1\t{TEXTS[0]}\n01\t{TEXTS[1]}\nab\t{TEXTS[2]}\na\u200bb\t{TEXTS[3]}\n", encoding="utf-8")
+    code, _, err = run_cli(["index", "build", "--model", model, "--corpus", corpus, "--out", tmp_path / "idx"])
+    assert code == 0, err
+    assert Index.open(tmp_path / "idx").live_documents()[0] == ["1", "01", "ab", "a\u200bb"]

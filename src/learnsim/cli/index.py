@@ -236,14 +236,14 @@ def read_corpus(path, encoding_errors="replace", quoting="auto", number_lines=Tr
         doc_id, first, number = twice
         raise UsageError(f"{path}, {line} {number}: the id {str(doc_id)[:80]!r} appears twice "
                          f"(first on {line} {first}){_label_hint(path, docs)}")
+    from ..datasets.documents import one_id_two_forms, two_forms_message
+
+    found = one_id_two_forms(ids, docs.line_numbers)
+    if found is not None:
+        raise UsageError(two_forms_message(path, line, found))
     return ids, docs.texts, metas
 
 
-def open_index(path):
-    """An Index, or a UsageError naming what is wrong with the directory."""
-    from ..index import Index
-
-    path = Path(path)
 def _label_hint(path, docs):
     """What to add to "the id ... appears twice" where the ids are the first column of a TSV file:
     most often fit --input's label<TAB>text, whose repeated label alone was named, not why a
@@ -255,6 +255,11 @@ def _label_hint(path, docs):
             "give the file a first line label<TAB>text to keep it as a label (metadata) and number the documents")
 
 
+def open_index(path):
+    """An Index, or a UsageError naming what is wrong with the directory."""
+    from ..index import Index
+
+    path = Path(path)
     if not path.exists():
         raise UsageError(f"{path} does not exist (build an index with 'learnsim index build')")
     if not path.is_dir():

@@ -854,6 +854,39 @@ def repeated_id(ids, line_numbers):
     return None
 
 
+def one_id_two_forms(ids, line_numbers):
+    """``(first id, its line, other id, its line)`` of the first two distinct ids of ``ids`` that
+    are one text in Unicode NFC (``'café'`` precomposed and with a combining accent), or None.
+    Kept apart they were two documents that print alike in every hit, run file and ``index delete
+    --id``, which judgements and run files read as one id (:func:`learnsim._utils.inputs.id_by_value`).
+
+    >>> print(ascii(one_id_two_forms(["caf\\u00e9", "b", "cafe\\u0301"], [1, 2, 3])))
+    ('caf\\xe9', 1, 'cafe\\u0301', 3)
+    >>> one_id_two_forms(["1", "01", "ab"], [1, 2, 3]) is None
+    True
+    """
+    first = {}
+    for doc_id, number in zip(ids, line_numbers):
+        if doc_id is None or str(doc_id).isascii():
+            continue        # an ASCII text has one form: no look-up for the ids of most files
+        key = unicodedata.normalize("NFC", str(doc_id))
+        seen = first.setdefault(key, (doc_id, number))
+        if seen[0] != doc_id:
+            return seen[0], seen[1], doc_id, number
+    return None
+
+
+def two_forms_message(path, line, found):
+    """The one-line error of :func:`one_id_two_forms`'s ``found`` in the file ``path`` (``line``:
+    the word for its records, "line" or "row"); the ids are written with escapes, as they print
+    alike."""
+    first, first_line, other, number = found
+    return (f"{path}, {line} {number}: the id {ascii(str(other)[:40])} is the id {ascii(str(first)[:40])} of "
+            f"{line} {first_line} written in another Unicode form (they are the same text in NFC, one with a "
+            "combining character): they would be two documents that print alike; write both ids in one form "
+            "(e.g. NFC), or rename one")
+
+
 def _refuse_other_header(line, number, path):
     """A DocumentFormatError for a first line naming columns that are not label<TAB>text: read as
     a document, a pairs file's header was a document labelled "label" and each pair's two texts
