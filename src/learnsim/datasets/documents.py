@@ -312,6 +312,22 @@ def _named_columns(line):
     return names
 
 
+def _refuse_judgements_header(number, line, path):
+    """Refuse a first line naming two id columns and no text column (BEIR's qrels
+    ``query-id<TAB>corpus-id<TAB>score``, ``qid<TAB>docid<TAB>relevance``): judgements given where
+    documents are read. Its header was a document ('query-id', its text 'corpus-id<TAB>score') and
+    each judgement another, or a labelled document of the cluster 'q1': exit 0, a fit or an index
+    of ids."""
+    names = [name.strip().lower() for name in line.split("\t")]
+    if len(names) < 2 or not all(_COLUMN_NAME.fullmatch(name) for name in names) or \
+            sum(name in _TSV_ID_NAMES for name in names) < 2 or any(name in _TSV_TEXT_NAMES for name in names):
+        return
+    raise DocumentFormatError(f"{path}, line {number}: its first line names two id columns and no text "
+                              f"({', '.join(names)[:80]}), the layout of judgements (qrels), not of documents: "
+                              "give the documents (id<TAB>text, a .jsonl with \"text\") here, and judgements where "
+                              "qrels are read (--qrels, fit --pairs)")
+
+
 def _refuse_unnamed_column(number, line, path):
     """Refuse a TSV header naming its columns (one of them ``label`` or a text column) with one that
     has no name, as a ``.csv`` header's is refused: ``id<TAB>text<TAB>`` (a trailing TAB, as some
@@ -800,6 +816,7 @@ def read_labelled_documents(path, *, encoding_errors="replace", quoting="auto", 
         return _check_not_empty(docs, path)
     rows = list(_tab_rows(path, _quote(kind, quoting), encoding_errors, encoding, auto=quoting == "auto"))
     if rows:
+        _refuse_judgements_header(*rows[0][:2], path)
         _refuse_unnamed_column(*rows[0][:2], path)
     names = _named_columns(rows[0][1]) if rows else None
     if names is not None and "label" in names:
@@ -1094,6 +1111,7 @@ def read_documents(path, *, encoding_errors="replace", quoting="auto", encoding=
 
     rows = list(_tab_rows(path, _quote(kind, quoting), encoding_errors, encoding, auto=quoting == "auto"))
     if rows:
+        _refuse_judgements_header(*rows[0][:2], path)
         _refuse_unnamed_column(*rows[0][:2], path)
     names = _named_columns(rows[0][1]) if rows else None
     if names is not None:
