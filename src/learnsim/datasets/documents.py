@@ -320,8 +320,15 @@ def _refuse_judgements_header(number, line, path):
     of ids."""
     names = [name.strip().lower() for name in line.split("\t")]
     if len(names) < 2 or not all(_COLUMN_NAME.fullmatch(name) for name in names) or \
-            sum(name in _TSV_ID_NAMES for name in names) < 2 or any(name in _TSV_TEXT_NAMES for name in names):
+            sum(name in _TSV_ID_NAMES for name in names) < 2:
         return
+    if any(name in _TSV_TEXT_NAMES for name in names):
+        # id<TAB>_id<TAB>text (BEIR's _id kept beside an id): the header was a document 'id' and
+        # each line's second id part of its text; a JSON record's two ids are refused where they differ
+        ids = ", ".join(name for name in names if name in _TSV_ID_NAMES)
+        raise DocumentFormatError(f"{path}, line {number}: its first line names two id columns ({ids}); which one "
+                                  "names the documents would be a guess: keep one (or rename the other, e.g. "
+                                  "source_id)")
     raise DocumentFormatError(f"{path}, line {number}: its first line names two id columns and no text "
                               f"({', '.join(names)[:80]}), the layout of judgements (qrels), not of documents: "
                               "give the documents (id<TAB>text, a .jsonl with \"text\") here, and judgements where "
@@ -1001,6 +1008,17 @@ def _read_named_labelled(docs, path, names, rows):
     return _check_not_empty(_float_column_labels(docs), path)
 
 
+def _refuse_two_ids(row, where):
+    """Refuse a table's row whose ``id`` and ``_id`` (BEIR's, kept by df.to_csv beside an id) are
+    two ids, as a JSON record's are (:func:`record_id_key`): ``id`` was read and ``_id`` kept as
+    metadata without a word, where judgements may name the document by either."""
+    other = row.get("_id")
+    if isinstance(other, str) and other.strip() and id_by_value(other) != id_by_value(row["id"]):
+        raise DocumentFormatError(f'{where}: the record has two ids, "id" {short_repr(row["id"].strip())} and "_id" '
+                                  f'{short_repr(other.strip())}; learnsim reads "id", BEIR\'s loader "_id", so '
+                                  'judgements name it by either: keep one (or rename the other, e.g. "source_id")')
+
+
 def _read_named(docs, path, names, records):
     """The documents of ``records`` read by column name (a ``.csv`` file's, or a TSV file's under a
     header of its columns): ``names`` as :func:`_csv_rows` gives them."""
@@ -1009,6 +1027,8 @@ def _read_named(docs, path, names, records):
     for number, row in records:
         docs.texts.append(_check_text(_titled(row), number, path))
         docs.ids.append(_table_id(row["id"], f"{path}, line {number}", "'id'").strip() if "id" in row else None)
+        if "id" in row:
+            _refuse_two_ids(row, f"{path}, line {number}")
         if "label" in row:
             label = row["label"].strip()
             docs.labels.append(None if label == "" or _no_cluster(label) else label)
