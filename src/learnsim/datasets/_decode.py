@@ -513,10 +513,15 @@ def refuse_container(path, what, how):
 
 def json_array_hint(value):
     """What to add to the error of a JSON Lines line that is a JSON array's: a line ``[`` or
-    opening ``[{`` (a file of one array, pretty-printed or not), or a list of objects. Read as
+    opening ``[{`` (a file of one array, pretty-printed or not), or a list of objects; or a
+    pretty-printed object's: a line ``{``. Read as
     lines, its error said what the line was not ("Expecting value at column 2", "got list"), not
     what the file is."""
     if isinstance(value, str):
+        if value.strip() == "{":
+            # one object written over several lines (json.dump(indent=2), jq without -c)
+            return ("; the file looks like JSON written over several lines (pretty-printed), not JSON Lines (one "
+                    "object a line): write it so, e.g. jq -c . in.json > out.jsonl")
         opens = value.strip() == "[" or value.lstrip().startswith("[{")
     else:
         opens = isinstance(value, list) and bool(value) and all(isinstance(v, dict) for v in value)
