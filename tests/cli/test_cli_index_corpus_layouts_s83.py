@@ -103,3 +103,21 @@ def test_ids_that_differ_otherwise_stay_two_documents(tmp_path, model):
     code, _, err = run_cli(["index", "build", "--model", model, "--corpus", corpus, "--out", tmp_path / "idx"])
     assert code == 0, err
     assert Index.open(tmp_path / "idx").live_documents()[0] == ["1", "01", "ab", "a\u200bb"]
+
+
+@pytest.mark.parametrize("update", [False, True])
+def test_index_add_refuses_an_indexed_id_in_another_unicode_form(tmp_path, model, update):
+    """'café' indexed precomposed and added (or --update'd) with a combining accent: a second
+    document that prints alike, and an update that replaced nothing (the old text kept, the new
+    one added beside it), without a word."""
+    from learnsim.index import Index
+
+    first = tmp_path / "first.tsv"
+    first.write_text(f"caf\u00e9\t{TEXTS[0]}\nother\t{TEXTS[1]}\n", encoding="utf-8")
+    code, _, err = run_cli(["index", "build", "--model", model, "--corpus", first, "--out", tmp_path / "idx"])
+    assert code == 0, err
+    more = tmp_path / "more.tsv"
+    more.write_text(f"new\t{TEXTS[2]}\ncafe\u0301\t{TEXTS[3]}\n", encoding="utf-8")
+    line = _one_line_error(["index", "add", tmp_path / "idx", "--corpus", more] + (["--update"] if update else []))
+    assert "more.tsv" in line and r"'cafe\u0301'" in line and r"'caf\xe9'" in line and "NFC" in line, line
+    assert Index.open(tmp_path / "idx").live_documents() == (["caf\u00e9", "other"], TEXTS[:2])

@@ -408,6 +408,7 @@ def _change(args, index):
         # was refused as "line-1 is already in the index" (the build's first line), and the
         # --update that error proposed replaced the build's documents with the new ones
         ids, texts, metas = read_corpus(args.corpus, args.encoding_errors, args.quoting, number_lines=args.update)
+        _refuse_other_forms(index, ids, args.corpus)
         if args.update:
             # one transaction: a crash leaves every id either as it was or replaced, never both
             try:
@@ -665,6 +666,23 @@ def _id_of_line(index, line):
     if line == line.strip() or _live(index, line) or not _live(index, line.strip()):
         return line
     return line.strip()
+
+
+def _refuse_other_forms(index, ids, corpus):
+    """Refuse an id of ``ids`` whose other Unicode form (NFC or NFD) is indexed and itself is not:
+    'café' indexed precomposed and added with a combining accent was a second document that prints
+    alike, and under --update it replaced nothing (the old text kept beside the new)."""
+    import unicodedata
+
+    for doc_id in ids:
+        if doc_id is None or doc_id.isascii():
+            continue
+        for form in ("NFC", "NFD"):
+            other = unicodedata.normalize(form, doc_id)
+            if other != doc_id and _live(index, other) and not _live(index, doc_id):
+                raise UsageError(f"{corpus}: the id {ascii(doc_id[:40])} is the indexed id {ascii(other[:40])} written "
+                                 "in another Unicode form (the same text in NFC, one with a combining character): it "
+                                 "would be a second document that prints alike; write it as the index does")
 
 
 def _live(index, doc_id):
