@@ -512,11 +512,6 @@ def _object_fields(obj, where, kind="an object", id_key="id"):
             # field) would silently replace an id the record claims to have
             raise DocumentFormatError(f'{where}: "{id_key}" is an empty string; give a non-empty string or an '
                                       f'integer, or leave "{id_key}" out')
-        if isinstance(doc_id, str) and not doc_id.strip():
-            # spaces alone: an id that prints as nothing in a hit, a run file or index delete --id
-            # (a TSV line's id field of spaces is no id at all)
-            raise DocumentFormatError(f'{where}: "{id_key}" is blank ({doc_id!r}); give an id with a visible '
-                                      f'character, or leave "{id_key}" out')
         doc_id = str(doc_id)
     return text, doc_id
 
