@@ -236,11 +236,12 @@ def read_corpus(path, encoding_errors="replace", quoting="auto", number_lines=Tr
         doc_id, first, number = twice
         raise UsageError(f"{path}, {line} {number}: the id {str(doc_id)[:80]!r} appears twice "
                          f"(first on {line} {first}){_label_hint(path, docs)}")
-    from ..datasets.documents import one_id_two_forms, two_forms_message
+    from ..datasets.documents import one_id_two_forms, two_forms_note
 
     found = one_id_two_forms(ids, docs.line_numbers)
     if found is not None:
-        raise UsageError(two_forms_message(path, line, found))
+        # two ids as written (docs/indexes.md), but they print alike: said, where nothing was
+        _note(two_forms_note(path, line, found))
     return ids, docs.texts, metas
 
 
@@ -408,7 +409,7 @@ def _change(args, index):
         # was refused as "line-1 is already in the index" (the build's first line), and the
         # --update that error proposed replaced the build's documents with the new ones
         ids, texts, metas = read_corpus(args.corpus, args.encoding_errors, args.quoting, number_lines=args.update)
-        _refuse_other_forms(index, ids, args.corpus)
+        _note_other_forms(index, ids, args.corpus, args.update)
         if args.update:
             # one transaction: a crash leaves every id either as it was or replaced, never both
             try:
@@ -668,10 +669,11 @@ def _id_of_line(index, line):
     return line.strip()
 
 
-def _refuse_other_forms(index, ids, corpus):
-    """Refuse an id of ``ids`` whose other Unicode form (NFC or NFD) is indexed and itself is not:
-    'café' indexed precomposed and added with a combining accent was a second document that prints
-    alike, and under --update it replaced nothing (the old text kept beside the new)."""
+def _note_other_forms(index, ids, corpus, update):
+    """Say where an id of ``ids`` is, in another Unicode form (NFC or NFD), an indexed id and is not
+    indexed itself: 'café' indexed precomposed and added with a combining accent is a second
+    document that prints alike (an id is taken as written, docs/indexes.md), and under --update it
+    replaces nothing (the old text stays beside the new); nothing said so. One note, the first."""
     import unicodedata
 
     for doc_id in ids:
@@ -680,9 +682,11 @@ def _refuse_other_forms(index, ids, corpus):
         for form in ("NFC", "NFD"):
             other = unicodedata.normalize(form, doc_id)
             if other != doc_id and _live(index, other) and not _live(index, doc_id):
-                raise UsageError(f"{corpus}: the id {ascii(doc_id[:40])} is the indexed id {ascii(other[:40])} written "
-                                 "in another Unicode form (the same text in NFC, one with a combining character): it "
-                                 "would be a second document that prints alike; write it as the index does")
+                what = "is added beside it, replacing nothing" if update else "is a second document"
+                _note(f"note: {corpus}: the id {ascii(doc_id[:40])} is the indexed id {ascii(other[:40])} in another "
+                      f"Unicode form (the same text in NFC, one with a combining character): two ids, so it {what}, "
+                      "printing alike; write it as the index does to make them one")
+                return
 
 
 def _live(index, doc_id):

@@ -880,9 +880,9 @@ def repeated_id(ids, line_numbers):
 
 def one_id_two_forms(ids, line_numbers):
     """``(first id, its line, other id, its line)`` of the first two distinct ids of ``ids`` that
-    are one text in Unicode NFC (``'café'`` precomposed and with a combining accent), or None.
-    Kept apart they were two documents that print alike in every hit, run file and ``index delete
-    --id``, which judgements and run files read as one id (:func:`learnsim._utils.inputs.id_by_value`).
+    are one text in Unicode NFC (``'café'`` precomposed and with a combining accent), or None:
+    two documents that print alike in every hit, run file and ``index delete --id``, which
+    judgements and run files read as one id (:func:`learnsim._utils.inputs.id_by_value`).
 
     >>> print(ascii(one_id_two_forms(["caf\\u00e9", "b", "cafe\\u0301"], [1, 2, 3])))
     ('caf\\xe9', 1, 'cafe\\u0301', 3)
@@ -900,15 +900,16 @@ def one_id_two_forms(ids, line_numbers):
     return None
 
 
-def two_forms_message(path, line, found):
-    """The one-line error of :func:`one_id_two_forms`'s ``found`` in the file ``path`` (``line``:
+def two_forms_note(path, line, found):
+    """The one-line note of :func:`one_id_two_forms`'s ``found`` in the file ``path`` (``line``:
     the word for its records, "line" or "row"); the ids are written with escapes, as they print
-    alike."""
+    alike. An id is taken as written, code point for code point (docs/indexes.md): the two stay two
+    documents, and the note says so, where nothing did."""
     first, first_line, other, number = found
-    return (f"{path}, {line} {number}: the id {ascii(str(other)[:40])} is the id {ascii(str(first)[:40])} of "
-            f"{line} {first_line} written in another Unicode form (they are the same text in NFC, one with a "
-            "combining character): they would be two documents that print alike; write both ids in one form "
-            "(e.g. NFC), or rename one")
+    return (f"note: {path}, {line} {number}: the id {ascii(str(other)[:40])} and the id {ascii(str(first)[:40])} of "
+            f"{line} {first_line} are one text in another Unicode form (the same in NFC, one with a combining "
+            "character): two ids, two documents that print alike, which judgements and run files read as one; "
+            "write both in one form (e.g. NFC) to make them one")
 
 
 def _refuse_other_header(line, number, path):
