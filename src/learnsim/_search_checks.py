@@ -49,11 +49,9 @@ def said_if_kept(said, kept):
     fall-back warnings are said only where ``kept`` says the model they describe is saved (the
     relative search check passes ``not keep``: kept learned weights make its checks' fall-backs
     untrue)."""
-    from .baseline import BaselineWarning
+    from .baseline._said import fell_back, replay
 
-    for w in said:
-        if kept or not issubclass(w.category, BaselineWarning):
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    replay(said, drop=None if kept else fell_back)
 
 
 def search_unchecked(o, summary, fitted, reason):

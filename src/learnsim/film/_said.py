@@ -9,8 +9,6 @@ the whole model falling back twice; :func:`said_once` says which part is the inp
 """
 from __future__ import annotations
 
-import warnings
-
 __all__ = ["said_once"]
 
 _RULE = "the score rule is the input cosine (mapped to the scores' scale)"
@@ -21,25 +19,17 @@ _OWNERS = ("graded pair rule: ", "FILM search (graded pairs): ")
 def said_once(said, rule_report, search_report):
     """Warn again what the fit said (``said``: the warnings recorded while it chose its rules),
     the fall-backs of the score rule and of search as one warning naming each part."""
-    from ..baseline import BaselineWarning
+    from ..baseline._said import fell_back, replay
 
     parts = [(what, name, report) for what, name, report in ((_RULE, "score rule", rule_report),
                                                              (_SEARCH, "search", search_report))
              if report is not None and report.fell_back]
-    same = [w for w in said if issubclass(w.category, BaselineWarning) and str(w.message).startswith(_OWNERS)]
-    for w in said:
-        if w not in same or not parts:
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-            continue
-        if w is not same[0]:
-            continue
-        if len(parts) == 1:
-            (what, _, report), = parts
-            message = f"graded pairs: {report.summary(fallback=what)}"
-        else:
-            message = (f"graded pairs: neither learned part beats the input cosine on the held-out pairs, so {_RULE} "
-                       f"and {_SEARCH}: " + "; ".join(f"{name}: {report.summary(fallback='')}"
-                                                      for _, name, report in parts))
-        warnings.warn_explicit(message, w.category, w.filename, w.lineno)
-
-
+    same = [w for w in said if fell_back(w) and str(w.message).startswith(_OWNERS)] if parts else []
+    if len(parts) == 1:
+        (what, _, report), = parts
+        message = f"graded pairs: {report.summary(fallback=what)}"
+    else:
+        message = (f"graded pairs: neither learned part beats the input cosine on the held-out pairs, so {_RULE} "
+                   f"and {_SEARCH}: " + "; ".join(f"{name}: {report.summary(fallback='')}"
+                                                  for _, name, report in parts))
+    replay(said, merged=[(same, message)])

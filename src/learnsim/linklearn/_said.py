@@ -9,8 +9,6 @@ falls back to the baseline' for the same model. Where the check made the model a
 """
 from __future__ import annotations
 
-import warnings
-
 __all__ = ["said_once"]
 
 
@@ -28,16 +26,15 @@ def said_once(said, summary, owner):
     without the weighting's where the search check made the model another one (e.g. BM25 where
     LinkLearn fell back to the tf.idf cosine: the weighting's 'so the model falls back to the
     baseline' named a model that is not saved; its report stays in baseline_gain)."""
-    from ..baseline import BaselineWarning
+    from ..baseline._said import fell_back, replay
 
     own = summary.get("baseline_gain") or {}
     fallback = _own_baseline(own)
     model = summary.get("model")
     again = own.get("status") == "baseline" and fallback is not None and model == fallback
     replaced = model not in (None, "learned", fallback)
-    for w in said:
-        if issubclass(w.category, BaselineWarning):
-            of_search = str(w.message).startswith(f"{owner}: ")
-            if (again and of_search) or (replaced and not of_search):
-                continue
-        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+
+    def said_before(w):
+        of_search = str(w.message).startswith(f"{owner}: ")
+        return fell_back(w) and ((again and of_search) or (replaced and not of_search))
+    replay(said, drop=said_before)

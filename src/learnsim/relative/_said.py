@@ -11,8 +11,6 @@ against W = 1, whose fall-back named W = 1, a model not saved.
 """
 from __future__ import annotations
 
-import warnings
-
 __all__ = ["said_once"]
 
 _TOO_FEW = "too few to tell a gain"
@@ -44,10 +42,10 @@ def _model_saved(summary):
 def said_once(said, summary, owner):
     """Warn again what the fit said (``said``: the warnings recorded while it ran), the checks
     that fell back for too few held-out anchors as one warning (where more than one did)."""
-    from ..baseline import BaselineWarning
+    from ..baseline._said import fell_back, replay
 
     def too_few(w):
-        return issubclass(w.category, BaselineWarning) and _TOO_FEW in str(w.message)
+        return fell_back(w) and _TOO_FEW in str(w.message)
 
     own = (summary.get("baseline_gain") or {}).get("baseline")
     replaced = summary.get("model") not in (None, "learned", "W = 1")
@@ -55,8 +53,7 @@ def said_once(said, summary, owner):
     def of_w1(w):
         # the check against W = 1: where the search check made the model a baseline (BM25), its
         # 'so the model falls back to the baseline' named W = 1, a model not saved (the report keeps it)
-        return (replaced and own and issubclass(w.category, BaselineWarning)
-                and f"baseline ({own})" in str(w.message))
+        return replaced and own and fell_back(w) and f"baseline ({own})" in str(w.message)
 
     same = [w for w in said if too_few(w)]
     reports = [(name, summary.get(name) or {}) for name in _CHECKS]
@@ -64,15 +61,11 @@ def said_once(said, summary, owner):
                if r.get("status") == "baseline" and _TOO_FEW in (r.get("reason") or "")]
     if len(same) < 2 or len(reports) < 2:
         same = []
-    for w in said:
-        if w in same:
-            if w is same[0]:
-                first = reports[0][1]
-                need = first["reason"].split("(at least ", 1)[-1].split(")", 1)[0].split(";", 1)[0]
-                message = (f"{owner}: only {first['n_units']} {first['unit']} scored: too few to tell a gain from "
-                           f"chance (at least {need}) over " + ", ".join(_scored(*check) for check in reports)
-                           + f"; the model saved is {_model_saved(summary)}")
-                warnings.warn_explicit(message, w.category, w.filename, w.lineno)
-            continue
-        if not of_w1(w):
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    message = None
+    if same:
+        first = reports[0][1]
+        need = first["reason"].split("(at least ", 1)[-1].split(")", 1)[0].split(";", 1)[0]
+        message = (f"{owner}: only {first['n_units']} {first['unit']} scored: too few to tell a gain from "
+                   f"chance (at least {need}) over " + ", ".join(_scored(*check) for check in reports)
+                   + f"; the model saved is {_model_saved(summary)}")
+    replay(said, drop=of_w1, merged=[(same, message)])
