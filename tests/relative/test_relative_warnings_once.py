@@ -78,3 +78,18 @@ def test_the_check_against_w1_is_not_said_where_the_model_saved_is_a_search_base
     assert report["baseline_gain"]["status"] == "baseline" and report["model"] == "bm25"     # the case
     assert said and not any("W = 1" in m for m in said), said
     assert all("BM25" in m for m in said), said
+
+
+def test_triplets_and_search_that_both_made_the_model_bm25_are_said_once():
+    """The same 40 anchors: the held-out triplets (learned 1.0000 against BM25 1.0000) and then
+    search (nDCG@10) both fell back to BM25, and each said '... so the model falls back to the
+    baseline': two lines of one cause. One now names both checks and the model saved."""
+    texts, T = _compared(40, per_topic=10)
+    result, said = _fitted(texts, T)
+    report = result.report
+    assert report["model"] == "bm25"        # the case: both checks fell back, the model is BM25
+    assert report["triplet_baseline_gain"]["status"] == "baseline"
+    assert report["search_baseline_gain"]["status"] == "baseline"
+    assert len(said) == 1, said
+    assert "triplet accuracy" in said[0] and "nDCG@10" in said[0], said[0]
+    assert "the model saved is BM25" in said[0] and "falls back to the baseline" not in said[0], said[0]

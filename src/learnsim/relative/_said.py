@@ -7,7 +7,8 @@ for any check to tell a gain from chance (fewer than six), each check fell back 
 and said so ('... so the model falls back to the baseline', three times, the first naming W = 1
 where the model saved is BM25). :func:`said_once` makes them one warning that names every check
 and the model saved; and where the search check made the model a baseline, it leaves out the check
-against W = 1, whose fall-back named W = 1, a model not saved.
+against W = 1, whose fall-back named W = 1, a model not saved. Where the held-out triplets and then
+search both made the model that baseline (BM25), each said so: one warning names both.
 """
 from __future__ import annotations
 
@@ -68,4 +69,32 @@ def said_once(said, summary, owner):
         message = (f"{owner}: only {first['n_units']} {first['unit']} scored: too few to tell a gain from "
                    f"chance (at least {need}) over " + ", ".join(_scored(*check) for check in reports)
                    + f"; the model saved is {_model_saved(summary)}")
+    else:
+        same, message = _both_fell_back(said, summary, owner)
     replay(said, drop=of_w1, merged=[(same, message)])
+
+
+def _both_fell_back(said, summary, owner):
+    """(the two warnings, the one message) where the held-out triplets and then search both fell
+    back and the model saved is the search check's baseline (BM25, say): each said '... so the
+    model falls back to the baseline' of the one model, two lines of one cause; ([], None) else."""
+    from ..baseline import BaselineGain
+    from ..baseline._said import fell_back
+
+    if summary.get("model") in (None, "learned", "W = 1"):
+        return [], None
+    checks = [summary.get(name) or {} for name in ("search_baseline_gain", "triplet_baseline_gain")]
+    if any(r.get("status") != "baseline" for r in checks):
+        return [], None
+    # each check's warning opens with what it scored (learnsim.baseline.compare, check_search) and
+    # names its baseline (the check against W = 1 scores the same triplets, against W = 1)
+    marks = [(f"{owner}: {r['measure']} on {r['n_units']} {r['unit']}", f"baseline ({r['baseline']}") for r in checks]
+    found = [[w for w in said if fell_back(w) and str(w.message).startswith(head) and baseline in str(w.message)]
+             for head, baseline in marks]
+    if any(len(ws) != 1 for ws in found):
+        return [], None
+    search, triplets = (BaselineGain.from_dict(r).summary(fallback="") for r in checks)
+    message = (f"{owner}: the learned weights beat the strongest baseline neither as search nor on the held-out "
+               f"triplets; the model saved is {_model_saved(summary)}: as search, {search}; on the held-out "
+               f"triplets, {triplets}")
+    return [w for w in said if any(w is ws[0] for ws in found)], message
