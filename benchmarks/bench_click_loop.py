@@ -11,7 +11,8 @@ sessions the loop does what the product does:
    so far (``impressions=``): inverse propensity comparisons (:func:`click_comparisons`, per-client
    cap), paper 004's relative-comparison metric with its defaults for clicks (weights shrunk
    towards W = 1, ranking by the cosine, the collection's vocabulary and idf), C chosen and the
-   model checked against W = 1 on held-out searches; a fit that falls back stages nothing;
+   model checked against W = 1 on held-out searches; a fit that falls back (to W = 1, or from
+   comparisons to the search check's BM25 or tf.idf cosine) stages nothing (:func:`stages`);
 2. **compare**: while a candidate is staged, a share ``--interleave`` of the sessions is served as
    a team-draft merge (:func:`learnsim.feedback.team_draft`) of the served ranking and the
    candidate;
@@ -454,7 +455,7 @@ def run_loop(col, start_pipeline, start_rank, row, settings, eval_start, log=pri
                      "comparisons": n_comparisons[-1]})
         if learner is not None:
             fits[-1].update(learner.describe(result))
-        if (result.report.get("model") == "W = 1" if learner is None else not learner.stages(result)):
+        if not (stages(result) if learner is None else learner.stages(result)):
             # nothing learned: no candidate to stage, the served model keeps all searches
             if learner is not None:     # what the fall-back would have served (a diagnostic, never shown)
                 fell = Rankings(result.pipeline, col)
@@ -480,6 +481,17 @@ def run_loop(col, start_pipeline, start_rank, row, settings, eval_start, log=pri
     if learner is not None:
         rec.update(learner.record())
     return rec
+
+
+def stages(result):
+    """Whether a tf-idf row's fit is staged: only where it kept its learned weights, as its report
+    says ("model", which learnsim fit reads to say what the model is). A fit that fell back is W = 1
+    (its check against W = 1) or, from comparisons, the strongest baseline of the relative fit's
+    search check (BM25 or the tf.idf cosine: ``pipeline.method`` "baseline"); it stages nothing,
+    where the loop once staged whatever was not "W = 1"."""
+    learned = result.report.get("model") == "learned"
+    assert not (learned and result.pipeline.method == "baseline"), result.report.get("model")
+    return learned
 
 
 #: more options of fit_clicks (--fit-options), e.g. {"prior": "one"}

@@ -33,6 +33,33 @@ def test_naive_pairs_ignore_position():
     assert bench_click_loop.naive_comparisons(log) == [("q", "a", "b"), ("q", "a", "c")]
 
 
+
+def test_a_fit_that_ended_as_a_baseline_stages_nothing():
+    """The tf-idf rows staged every fit whose model was not "W = 1"; a fit from comparisons goes
+    through the relative fit's search check, which can make the model BM25 or the tf.idf cosine
+    (docs/click_loop.md, "Stop 82": the Joachims fits ending as the cosine were staged, looked at
+    three times and dropped). Only learned weights are staged now, as the report says (its "model",
+    as learnsim fit reads it)."""
+    import argparse
+
+    from learnsim.feedback import fit_clicks
+
+    ids = ["d1", "d2", "d3", "d4"]
+    texts = ["reset my password", "password reset link", "charged twice", "refund a double charge"]
+    rows = [("password", "d1", "d3"), ("password help", "d2", "d4"), ("charge", "d3", "d1"),
+            ("refund", "d4", "d2"), ("reset", "d1", "d4")]
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = fit_clicks(ids, texts, rows)
+    assert result.report["model"] == "bm25" and result.pipeline.method == "baseline"     # the case
+    assert not bench_click_loop.stages(result)
+    learned = argparse.Namespace(report={"model": "learned"}, pipeline=argparse.Namespace(method="RelativeMetric"))
+    w1 = argparse.Namespace(report={"model": "W = 1"}, pipeline=argparse.Namespace(method="RelativeMetric"))
+    assert bench_click_loop.stages(learned) and not bench_click_loop.stages(w1)
+
+
 def test_quick_loop(tmp_path, capsys):
     require_corpus("20newsgroups/20news-bydate.tar.gz")
     out, plot = tmp_path / "loop.json", tmp_path / "loop.svg"
