@@ -348,6 +348,7 @@ def _fit_film_pairs(o, texts, pairs, summary, note, vectorizer, X, vec_seconds, 
     """
     from .baseline import lexical_language, orient_pairs, search_relation, unchecked, validate_search
     from .film import SearchRule
+    from .film._said import said_of_search
     from .film.recipe import search_bases, search_candidates, search_probe, search_triplets
 
     labels = np.asarray(pairs.labels, dtype=bool)
@@ -381,13 +382,19 @@ def _fit_film_pairs(o, texts, pairs, summary, note, vectorizer, X, vec_seconds, 
     fraction = o.pairs_validation_fraction
     compare = o.baseline_holdout is not None
     with stage("FILM: choosing search on held-out queries and documents"
-               + (" and checking it against the strongest baseline" if compare else "")):
+               + (" and checking it against the strongest baseline" if compare else "")), \
+            warnings.catch_warnings(record=True) as said:
         # labelled non-duplicates may make a duplicate rule, chosen on the one split's held-out pairs
         checked = validate_search(texts, P, grades, learn, owner=owner, documents=documents,
                                   encoder_vectors=X if dense else None, fraction=fraction,
                                   random_state=o.random_state, stacklevel=3, compare=compare, analysis=o.analysis,
                                   language=lexical_language(o.language),
                                   relation=relation, folds="auto" if judged or labels.all() else 1)
+    # non-relevant pairs in both parts teach a duplicate rule; judgements' non-relevant ones are
+    # negatives only (a search collection has no duplicate rule)
+    labelled = checked is not None and _duplicate_rule_taught(judged, labels, checked[0])
+    # a model that keeps its duplicate rule where search falls back is more than the baseline
+    said_of_search(said, checked[2].report if checked is not None and compare else None, owner, labelled)
     split = check = None
     if checked is None and judged and compare:
         # nothing to check FILM on: the judged queries choose the baseline it ends as
@@ -411,10 +418,6 @@ def _fit_film_pairs(o, texts, pairs, summary, note, vectorizer, X, vec_seconds, 
         split, baselines, check = checked
         report = check.report if compare else None
         w, lam = state["params"][check.chosen] if check.chosen is not None else (None, None)
-    # non-relevant pairs in both parts teach a duplicate rule; judgements' non-relevant ones are
-    # negatives only (a search collection has no duplicate rule)
-    labelled = not judged and not labels.all() and checked is not None and not labels[split.held].all() \
-        and labels[split.held].any() and not labels[split.train].all()
     if checked is not None and not labelled and not (check is not None and check.fell_back):
         # relevance judgements: the final FILM learns from every pair. Not where search ends as
         # the baseline: its model is saved and this FILM would never be read (about 40 % of such
@@ -544,6 +547,12 @@ class _FirstStageNeighbours:
             found = self._rows.get(r, ())
             out[i, :len(found)] = found
         return out[:, columns]
+
+
+def _duplicate_rule_taught(judged, labels, split):
+    """Whether pairs (not judgements) have non-relevant ones in both parts of ``split``."""
+    return not judged and not labels.all() and not labels[split.held].all() and labels[split.held].any() \
+        and not labels[split.train].all()
 
 
 def _baseline_as_rule(check):

@@ -9,7 +9,7 @@ the whole model falling back twice; :func:`said_once` says which part is the inp
 """
 from __future__ import annotations
 
-__all__ = ["said_once"]
+__all__ = ["said_once", "said_of_search"]
 
 _RULE = "the score rule is the input cosine (mapped to the scores' scale)"
 _SEARCH = "search is the input cosine"
@@ -32,4 +32,19 @@ def said_once(said, rule_report, search_report):
         message = (f"graded pairs: neither learned part beats the input cosine on the held-out pairs, so {_RULE} "
                    f"and {_SEARCH}: " + "; ".join(f"{name}: {report.summary(fallback='')}"
                                                   for _, name, report in parts))
+    replay(said, merged=[(same, message)])
+
+
+def said_of_search(said, report, owner, part):
+    """Warn again what FILM's search check on pairs said (``said``), its fall-back ('... so the
+    model falls back to the baseline') as 'so search is BM25' where the model saved keeps
+    another part (``part``: a duplicate rule), as learnsim fit's line on search says
+    (:meth:`learnsim.baseline.BaselineGain.summary`'s ``fallback``)."""
+    from ..baseline._said import fell_back, replay
+
+    same = message = None
+    if part and report is not None and report.fell_back:
+        whole = f"{owner}: {report.summary()}"
+        same = [w for w in said if fell_back(w) and str(w.message) == whole][:1]
+        message = f"{owner}: {report.summary(fallback=f'search is {report.baseline}')}"
     replay(said, merged=[(same, message)])
