@@ -15,6 +15,7 @@ import numpy as np
 
 from .._fit_common import Fitted, option_name as _flag, report_dict as _report, vectorize
 from .._utils.progress import stage
+from ..baseline._said import replay
 
 __all__ = ["MCD_WEIGHTINGS", "mcd_settings", "fit_mcd", "cluster_search_learner"]
 
@@ -58,12 +59,14 @@ def fit_mcd(o, texts, labels, pairs, settings, summary, quiet=False):
         with warnings.catch_warnings(record=True) as read:
             warnings.simplefilter("always")
             vectorizer, X, seconds = vectorize(o, texts, weighting, summary)
+        # each weighting reads the same texts: what the reading says (the stemmer of the
+        # language detected, empty documents) was said once per weighting, twice a fit
+        fresh = []
         for w in read:
-            # each weighting reads the same texts: what the reading says (the stemmer of the
-            # language detected, empty documents) was said once per weighting, twice a fit
             if (w.category, str(w.message)) not in said:
                 said.add((w.category, str(w.message)))
-                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+                fresh.append(w)
+        replay(fresh)
         vec_seconds += seconds
         metric, y = _mcd_with_supervision(o, settings, X, labels, pairs, summary)
         start = time.perf_counter()
@@ -79,18 +82,16 @@ def fit_mcd(o, texts, labels, pairs, settings, summary, quiet=False):
     chosen = max(fits, key=lambda w: (scores[w] if scores[w] is not None else -1.0, -candidates.index(w)))
     vectorizer, metric, caught = fits[chosen]
     from ..baseline import too_few_held_clusters
+    from ..baseline._said import fell_back
 
-    if not quiet and pairs is None and o.baseline_holdout is not None and too_few_held_clusters(labels):
-        # the search check on held-out clusters follows (learnsim.fitting.fit_mcd) and cannot keep
-        # the learned metric (fewer clusters than groups it needs): the model is the strongest
-        # baseline, and that check's one warning says so. This check's (not checked against
-        # Euclid: 4 clusters; holding 2 out needs 6) was a second warning of the one cause, about
-        # a model not kept; it stays in the report (baseline_gain)
-        from ..baseline import BaselineWarning
-
-        caught = [w for w in caught if not issubclass(w.category, BaselineWarning)]
-    for w in [] if quiet else caught:
-        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    # the search check on held-out clusters follows (learnsim.fitting.fit_mcd) and, with too few
+    # held-out clusters, cannot keep the learned metric (fewer clusters than groups it needs): the
+    # model is the strongest baseline, and that check's one warning says so. This check's (not
+    # checked against Euclid: 4 clusters; holding 2 out needs 6) was a second warning of the one
+    # cause, about a model not kept; it stays in the report (baseline_gain)
+    not_kept = pairs is None and o.baseline_holdout is not None and too_few_held_clusters(labels)
+    if not quiet:
+        replay(caught, drop=fell_back if not_kept else None)
     summary.update(weighting=chosen, features=int(metric.n_features_in_),
                    lsi_components=getattr(vectorizer, "n_components_", None))
     if len(fits) > 1:
