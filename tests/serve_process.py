@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import queue
 import re
+import socket
 import subprocess
 import sys
 import threading
@@ -57,3 +58,30 @@ def running_server(index, *extra, seconds=20, with_process=False):
             proc.wait(5)
         reader.join(5)   # it ends at the end of stderr, which the server's exit closed
         proc.stderr.close()
+
+
+@contextlib.contextmanager
+def served_index(tmp_path_factory, name, kind="mcd", n=40):
+    """Yield the base address of ``learnsim serve`` over an index of the first ``n`` documents of
+    the test corpus under a ``kind`` model (tests/index_models.py), built in a fresh folder."""
+    from index_models import corpus, model
+
+    from learnsim.index import Index
+
+    texts, _, ids, meta = corpus()
+    path = tmp_path_factory.mktemp(name) / kind
+    Index.build(path, model(kind), texts[:n], ids[:n], meta[:n]).close()
+    with running_server(path) as address:
+        yield address
+
+
+def exchange(base, request, timeout=10):
+    """Every byte the server at ``base`` sends for the raw ``request`` (bytes), read until it
+    closes the connection (a request should say ``Connection: close``)."""
+    port = int(base.rsplit(":", 1)[1])
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
+        s.sendall(request)
+        data = b""
+        while chunk := s.recv(65536):
+            data += chunk
+    return data

@@ -5,39 +5,22 @@ a foreign host in its target and this one in its header was answered (200) where
 the header is a 421. Now the target's host is the one checked."""
 from __future__ import annotations
 
-import socket
-
 import pytest
 
 pytest.importorskip("fastapi")
 pytest.importorskip("httpx")
 
-from index_models import corpus, model  # noqa: E402
-from serve_process import running_server  # noqa: E402
-
-from learnsim.index import Index  # noqa: E402
+from serve_process import exchange, served_index  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def base(tmp_path_factory):
-    texts, _, ids, meta = corpus()
-    path = tmp_path_factory.mktemp("target") / "mcd"
-    Index.build(path, model("mcd"), texts[:40], ids[:40], meta[:40]).close()
-    with running_server(path) as address:
+    with served_index(tmp_path_factory, "target") as address:
         yield address
 
 
 def _ask(base, target, host=b"127.0.0.1"):
-    port = int(base.rsplit(":", 1)[1])
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
-        s.sendall(b"GET " + target + b" HTTP/1.1\r\nHost: " + host + b"\r\nConnection: close\r\n\r\n")
-        data = b""
-        while True:
-            chunk = s.recv(65536)
-            if not chunk:
-                break
-            data += chunk
-    return data
+    return exchange(base, b"GET " + target + b" HTTP/1.1\r\nHost: " + host + b"\r\nConnection: close\r\n\r\n")
 
 
 @pytest.mark.parametrize("target", [b"http://evil.example/v1/search?q=w001&k=1", b"http://evil.example:8000/healthz",

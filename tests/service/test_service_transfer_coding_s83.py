@@ -8,41 +8,26 @@ from __future__ import annotations
 
 import gzip
 import json
-import socket
 
 import pytest
 
 pytest.importorskip("fastapi")
 pytest.importorskip("httpx")
 
-from index_models import corpus, model  # noqa: E402
-from serve_process import running_server  # noqa: E402
-
-from learnsim.index import Index  # noqa: E402
+from serve_process import exchange, served_index  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def base(tmp_path_factory):
-    texts, _, ids, meta = corpus()
-    path = tmp_path_factory.mktemp("coding") / "mcd"
-    Index.build(path, model("mcd"), texts[:40], ids[:40], meta[:40]).close()
-    with running_server(path) as address:
+    with served_index(tmp_path_factory, "coding") as address:
         yield address
 
 
 def _send(base, path, coding, body):
     """The status line and JSON body of a chunked POST with Transfer-Encoding ``coding``."""
-    port = int(base.rsplit(":", 1)[1])
     chunked = b"%x\r\n%s\r\n0\r\n\r\n" % (len(body), body)
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
-        s.sendall(b"POST " + path + b" HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-                  b"Transfer-Encoding: " + coding + b"\r\nConnection: close\r\n\r\n" + chunked)
-        data = b""
-        while True:
-            chunk = s.recv(65536)
-            if not chunk:
-                break
-            data += chunk
+    data = exchange(base, b"POST " + path + b" HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                    b"Transfer-Encoding: " + coding + b"\r\nConnection: close\r\n\r\n" + chunked)
     head, _, payload = data.partition(b"\r\n\r\n")
     return head.split(b"\r\n", 1)[0], json.loads(payload)
 
