@@ -166,9 +166,14 @@ def choose_regressor(metric, X, train, held, *, texts, vectorizer=None, candidat
     cosine = pair_similarity(X, held.indices)
     units = {"cosine": pearson_units(cosine, gold)} if check_baseline else {}
     fitted = {}
+    first = None
     for name in candidates:
         model = _regressor(metric if name == "regression+film" else None, vectorizer, random_state, encoder=encoder)
-        fitted[name] = model.fit(texts, train)
+        # the same texts, vectoriser and encoder: only FILM's learned cosine is new, so the
+        # representations (the texts' analysis, their collection, the hashed characters, the
+        # encoder's vectors) are those of the first fit, as the duplicate rule's classifiers share them
+        fitted[name] = model._fit_scored(texts, train, shared=first)
+        first = fitted[name] if first is None else first
         units[name] = pearson_units(model.predict(held.indices), gold)
     order = list(units)
     C = np.vstack([units[n] for n in order])
@@ -187,7 +192,8 @@ def choose_regressor(metric, X, train, held, *, texts, vectorizer=None, candidat
         regressor = cosine_regressor(vectorizer, texts, everything, random_state, encoder=encoder)
     else:
         regressor = _regressor(metric if name == "regression+film" else None, vectorizer, random_state,
-                               alpha=fitted[name].alpha_, encoder=encoder).fit(texts, everything)
+                               alpha=fitted[name].alpha_, encoder=encoder)._fit_scored(texts, everything,
+                                                                                       shared=fitted[name])
     rule = MatchRule(name, {}, gold.size, report, None, None, graded=True, pearsons=pearsons)
     search = _search_rule(SearchRule, metric, X, held.indices, gold, cosine, check_baseline, random_state, choose)
     if lexical is not None:

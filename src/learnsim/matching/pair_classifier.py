@@ -1095,11 +1095,17 @@ class PairScoreRegressor(_PairModel):
         -------
         self
         """
+        return self._fit_scored(X, pairs, y)
+
+    def _fit_scored(self, X, pairs, y=None, shared=None):
+        """:meth:`fit`; ``shared``: a regression fitted on the same texts with the same
+        vectoriser, encoder and character settings, whose representations are reused (the
+        graded learner fits three on one collection, :func:`~learnsim.matching._graded.choose_regressor`)."""
         texts, idx = self._fit_inputs(X, pairs)
         target = self._check_target(pairs, y, idx.shape[0])
         grid = self._check_grid(self.alpha, self.alpha_grid, "alpha")
         self.features_ = self._features
-        rep = self._fit_representations(texts)
+        rep = self._fit_representations(texts, shared)
         D, S = self._pair_features(rep, idx)
         oof = np.empty((len(grid), idx.shape[0]))
         # as the classifier's logistic fits: a sparse design is solved by conjugate gradients,
