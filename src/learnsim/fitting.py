@@ -44,6 +44,7 @@ from ._fit_common import pair_grades as _pair_grades
 from ._fit_common import check_int as _check_int
 from ._utils.callers import warn_outside
 from .text import check_chinese_reading as _check_chinese_reading
+from .text._segment_memo import kept_during as _kept_during
 from ._utils.progress import stage, with_show_progress_bar
 # the recipes of the methods; their public names stay importable from here, as before they moved
 from .film.recipe import (DEFAULT_FILM_DIMENSIONS, DEFAULT_PAIRS_VALIDATION_FRACTION,  # noqa: F401
@@ -1130,3 +1131,7 @@ def with_corpus(texts, corpus):
 
 
 fit_mcd, fit_adapter, fit_linklearn, fit_relative, fit_film, fit_graded = _fingerprinted(fit_mcd, fit_adapter, fit_linklearn, fit_relative, fit_film, fit_graded)
+# a morphological analyser's answers are kept while a fit reads its texts again and again, and
+# dropped when it ends (learnsim.text._segment_memo)
+fit_mcd, fit_adapter, fit_linklearn, fit_relative, fit_film, fit_graded = (
+    _kept_during(f) for f in (fit_mcd, fit_adapter, fit_linklearn, fit_relative, fit_film, fit_graded))

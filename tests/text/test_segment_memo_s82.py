@@ -1,10 +1,17 @@
 """A morphological analyser's answer for a run is computed once a process (up to a bound): a fit
 reads each text once per weighting and per fold of its checks, and with SudachiPy the reading was
-most of the fit (92 of 135 s for 400 livedoor articles, each analysed about 15 times)."""
+most of the fit (92 of 135 s for 400 livedoor articles, each analysed about 15 times). Runs are
+kept only during a fit (stop 83: tests/text/test_segment_memo_scope_s83.py); these tests hold one open."""
 import pytest
 
 from learnsim.text import _tokenize
-from learnsim.text._segment_memo import Memo
+from learnsim.text._segment_memo import Memo, _kept
+
+
+@pytest.fixture(autouse=True)
+def _during_a_fit():
+    with _kept():
+        yield
 
 
 def _counting():
