@@ -86,8 +86,8 @@ def _manifest(path):
 
 
 def _walk(a, b, where, out):
-    """Numbers: their largest difference (out[0]); anything else that differs: its path (out[1]).
-    The creation time and the arrays' checksums (compared as arrays) are left out."""
+    """Numbers: their largest difference (out[0], where: out[2]); anything else that differs: its
+    path (out[1]). The creation time and the arrays' checksums (compared as arrays) are left out."""
     if isinstance(a, dict) and isinstance(b, dict):
         for key in sorted(set(a) | set(b)):
             if key in ("created", "sha256"):
@@ -101,17 +101,17 @@ def _walk(a, b, where, out):
             _walk(x, y, f"{where}[{i}]", out)
     elif (isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool)
           and not isinstance(b, bool)):
-        if a != b:
-            out[0] = max(out[0], abs(float(a) - float(b)))
+        if abs(float(a) - float(b)) > out[0]:
+            out[0], out[2] = abs(float(a) - float(b)), where
     elif a != b:
         out[1].append(where)
 
 
 def _model_difference(a, b):
     """(the largest absolute difference between the numbers of two saved models, arrays and
-    recorded figures alike; the paths of anything else that differs). The creation time is not
-    compared. (0.0, []): the same model."""
-    out = [0.0, []]
+    recorded figures alike; where it is; the paths of anything else that differs). The creation
+    time is not compared. (0.0, None, []): the same model."""
+    out = [0.0, [], None]
     with np.load(a, allow_pickle=False) as A, np.load(b, allow_pickle=False) as B:
         for name in sorted(set(A.files) | set(B.files)):
             if name == "__manifest__":
@@ -124,11 +124,13 @@ def _model_difference(a, b):
                 out[1].append(name)
             elif x.dtype.kind in "fc":
                 if x.size and not np.array_equal(x, y, equal_nan=True):
-                    out[0] = max(out[0], float(np.nanmax(np.abs(x - y))))
+                    worst = float(np.nanmax(np.abs(x - y)))
+                    if worst > out[0]:
+                        out[0], out[2] = worst, name
             elif not np.array_equal(x, y):
                 out[1].append(name)
     _walk(_manifest(a), _manifest(b), "", out)
-    return out[0], out[1]
+    return out[0], out[2], out[1]
 
 
 def main(argv=None):
@@ -168,12 +170,13 @@ def main(argv=None):
                               f"{cost['wall_s']:>8.1f} {cost['peak_mb']:>8.0f}  {shown}", flush=True)
                 first = trees[0][0]
                 for name, _ in trees[1:]:
-                    diff, other = _model_difference(models[first], models[name])
+                    diff, where, other = _model_difference(models[first], models[name])
                     said = "the same" if diff == 0 and not other else (
-                        f"numbers differ by {diff:.3g} at most" + (f"; other parts differ: {other[:5]}" if other else ""))
+                        f"numbers differ by {diff:.3g} at most ({where})"
+                        + (f"; other parts differ: {other[:5]}" if other else ""))
                     print(f"  saved models, {first} vs {name} ({analyser}, {n} pairs, first runs): {said}")
                     rows.append({"compare": [first, name], "reading": analyser, "pairs": n, "max_abs_diff": diff,
-                                 "other_differences": other})
+                                 "largest_at": where, "other_differences": other})
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
