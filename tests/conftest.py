@@ -54,3 +54,19 @@ def clustered_train_tsv(tmp_path_factory):
     corpus = make_clustered_corpus(n_clusters=4, docs_per_cluster=8, random_state=1)
     path.write_text("".join(f"{corpus.target[i]}\t{t}\n" for i, t in enumerate(corpus.data)), encoding="utf-8")
     return path
+
+
+@pytest.fixture
+def two_blas_threads():
+    """BLAS on two threads, as on the 2-core machine; skipped where BLAS cannot have two."""
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    from learnsim._utils.linalg import _blas_controller
+
+    if _blas_controller() is None:
+        pytest.skip("threadpoolctl is not installed")
+    with threadpoolctl.threadpool_limits(limits=2, user_api="blas"):
+        from blas_threads import blas_threads
+
+        if blas_threads() != {2}:
+            pytest.skip("this BLAS runs on one thread only")
+        yield

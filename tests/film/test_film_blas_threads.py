@@ -14,27 +14,12 @@ import pytest
 import learnsim.film._blocks as film_blocks
 import learnsim.film._film as film_module
 import learnsim.film.stiefel as stiefel
-from learnsim._utils.linalg import _blas_controller
+from blas_threads import blas_threads as _blas_threads
 from learnsim.datasets import make_clustered_corpus
 from learnsim.film import FILM
 from learnsim.text import TextVectorizer
 
 threadpoolctl = pytest.importorskip("threadpoolctl")
-
-
-def _blas_threads():
-    return {i["num_threads"] for i in _blas_controller().info() if i["user_api"] == "blas"}
-
-
-@pytest.fixture
-def two_blas_threads():
-    """BLAS on two threads, as on the 2-core machine; skipped where BLAS cannot have two."""
-    if _blas_controller() is None:
-        pytest.skip("threadpoolctl is not installed")
-    with threadpoolctl.threadpool_limits(limits=2, user_api="blas"):
-        if _blas_threads() != {2}:
-            pytest.skip("this BLAS runs on one thread only")
-        yield
 
 
 def _spy(monkeypatch, owner, name, seen):

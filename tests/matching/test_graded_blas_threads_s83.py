@@ -8,29 +8,17 @@ pairs: 216 of its 337 s in 108 ridge fits). PairClassifierMatcher's logistic fit
 held to one thread. These tests check where the limit applies, without timing anything, and that
 the fitted regression is the one BLAS's threads give, up to rounding.
 """
+import contextlib
+
 import numpy as np
 import pytest
 
 import learnsim.matching.pair_classifier as pair_classifier
-from learnsim._utils.linalg import _blas_controller
+from blas_threads import blas_threads as _blas_threads
 from learnsim.datasets import make_clustered_corpus
 from learnsim.matching import PairScoreRegressor
 
 threadpoolctl = pytest.importorskip("threadpoolctl")
-
-
-def _blas_threads():
-    return {i["num_threads"] for i in _blas_controller().info() if i["user_api"] == "blas"}
-
-
-@pytest.fixture
-def two_blas_threads():
-    if _blas_controller() is None:
-        pytest.skip("threadpoolctl is not installed")
-    with threadpoolctl.threadpool_limits(limits=2, user_api="blas"):
-        if _blas_threads() != {2}:
-            pytest.skip("this BLAS runs on one thread only")
-        yield
 
 
 def _graded(n_pairs=120, seed=0):
@@ -64,16 +52,7 @@ def test_the_regression_is_the_one_blas_threads_give(monkeypatch, two_blas_threa
     texts, idx, scores = _graded(seed=1)
     one = PairScoreRegressor(random_state=0).fit(texts, idx, scores)
 
-    class _NoLimit:
-        def __init__(self, *args, **kwargs):
-            pass
-
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *exc):
-            return False
-    monkeypatch.setattr(pair_classifier, "threadpool_limits", _NoLimit)
+    monkeypatch.setattr(pair_classifier, "one_blas_thread", contextlib.nullcontext)
     two = PairScoreRegressor(random_state=0).fit(texts, idx, scores)
     assert one.alpha_ == two.alpha_
     np.testing.assert_allclose(one.coef_, two.coef_, rtol=1e-7, atol=1e-9)

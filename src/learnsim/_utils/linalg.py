@@ -206,6 +206,13 @@ def _single_blas_thread():
             _SINGLE_BLAS_DEPTH[0] -= 1
 
 
+def one_blas_thread():
+    """A context in which BLAS runs on one thread (nothing inside another such context), for
+    solvers whose work is vector operations of the features' length: BLAS's threads only add
+    their start-up, and on a busy machine their spinning made such fits 10-20x slower."""
+    return _single_blas_thread()
+
+
 def small_blas(flops):
     """One BLAS thread for a dense product or eigenproblem of at most ``_SMALL_BLAS_FLOPS``
     (BLAS's own threads where it is larger). On this project's 2-core machine OpenBLAS's

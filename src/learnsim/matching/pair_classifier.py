@@ -82,10 +82,9 @@ from sklearn.linear_model import LogisticRegression, Ridge
 from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.preprocessing import normalize
 from sklearn.utils.validation import check_is_fitted
-from threadpoolctl import threadpool_limits
 
 from .._utils.inputs import check_text, has_surrogate
-from .._utils.linalg import truncated_svd
+from .._utils.linalg import one_blas_thread, truncated_svd
 from .._utils.params import Checked, Interval, Options, validate_params
 from .._utils.validation import check_matrix, check_random_state, check_state_header, state_array, state_number
 from ..evaluation import best_threshold, pearson
@@ -900,7 +899,7 @@ class PairClassifierMatcher(_PairModel):
                 raise ValueError("a fit without calibration takes one C, not 'auto'")
             self.C_, self.cv_scores_ = grid[0], np.zeros(0)
             self._standardise(D)
-            with threadpool_limits(1, user_api="blas"):
+            with one_blas_thread():
                 model = self._logistic(self.C_).fit(self._design(D, S), labels)
             self.coef_ = model.coef_.ravel().astype(np.float64)
             self.intercept_ = float(model.intercept_[0])
@@ -914,7 +913,7 @@ class PairClassifierMatcher(_PairModel):
         oof = np.empty((len(grid), idx.shape[0]))
         # the solver's work is vector operations of the size of the features: BLAS threads only
         # add their start-up, and on a busy machine spinning threads made each fit 10-20x slower
-        with threadpool_limits(1, user_api="blas"):
+        with one_blas_thread():
             for train, held in folds:
                 self._standardise(D[train])
                 Z = self._design(D, S)
@@ -942,7 +941,7 @@ class PairClassifierMatcher(_PairModel):
         Z, labels = self._design_cache
         other = copy.copy(self)
         other.C = other.C_ = float(C)
-        with threadpool_limits(1, user_api="blas"):
+        with one_blas_thread():
             model = other._logistic(other.C_).fit(Z, labels)
         other.coef_ = model.coef_.ravel().astype(np.float64)
         other.intercept_ = float(model.intercept_[0])
@@ -1112,7 +1111,7 @@ class PairScoreRegressor(_PairModel):
         # thousands of dot products of the features' length, which OpenBLAS split over its
         # threads: on a loaded 2-core machine each took 0.8-2 ms instead of 0.03 (a JSTS fit of
         # 4,000 pairs spent 216 of its 337 s in 108 ridge fits)
-        with threadpool_limits(1, user_api="blas"):
+        with one_blas_thread():
             for train, held in _folds(self.n_splits, idx.shape[0], self.random_state, stratified=False):
                 self._standardise(D[train])
                 Z = self._design(D, S)
