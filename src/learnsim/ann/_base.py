@@ -21,7 +21,7 @@ import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
 from .._utils.validation import check_matrix, check_n_features
-from .._utils.files import sha256_file
+from .._utils.files import save_npy, sha256_file
 from ..exceptions import ANNFormatError, UnknownIdError  # noqa: F401  (defined there; importable here as in 0.1)
 from ..persistence import ModelFormatError
 from ..search import METRICS, SIMILARITY_METRICS, NeighborIndex, dense_queries_fast
@@ -560,7 +560,7 @@ class ApproximateIndex(NeighborIndex):
             self._write_native(tmp / self._NATIVE_FILE)
             arrays = {"ids": self.ids_, **self._extra_arrays()}
             for name, arr in arrays.items():
-                np.save(tmp / f"{name}.npy", np.ascontiguousarray(arr, dtype=np.int64), allow_pickle=False)
+                save_npy(tmp / f"{name}.npy", np.ascontiguousarray(arr, dtype=np.int64))
             files = sorted([self._NATIVE_FILE] + [f"{name}.npy" for name in arrays])
             for name in files:
                 _fsync(tmp / name)

@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .._utils.files import sha256_file
+from .._utils.files import save_npy, sha256_file
 from ..index._arguments import check_k as _check_k, check_texts
 from ..index._segments import IndexFormatError, read_manifest, write_json_atomic
 from ._dask import SPLIT_EVERY, as_bag, check_split_every, compute, portable, require, tree_reduce
@@ -300,7 +300,7 @@ class DistributedIndex:
             started = time.time()
             statistics = _statistics_pass(bag, pipeline, split_every, client)
             for name, arr in statistics.items():
-                np.save(building / "statistics" / f"{name}.npy", np.asarray(arr), allow_pickle=False)
+                save_npy(building / "statistics" / f"{name}.npy", np.asarray(arr))
             pipeline.save(building / _MODEL)
             pipe_d = dask.delayed(portable(pipeline))
             stats_d = dask.delayed(statistics)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._npy_write import save_npy
+from .._utils.files import save_npy
 from ._query import QueryPlan, QueryRows
 
 __all__ = ["build_plan", "plan_matches"]

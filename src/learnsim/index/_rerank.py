@@ -32,7 +32,7 @@ import numpy as np
 from ..matching._rerank import decision_explanation, dense_feature_names
 from ..text._char_hash import char_ngram_counts
 from ._query import QueryPlan
-from ._npy_write import save_npy
+from .._utils.files import save_npy
 
 __all__ = ["RerankPlan", "rerank_plan_state", "write_rerank_plan", "RERANK_TOLERANCE"]
 

@@ -41,9 +41,8 @@ from pathlib import Path
 import numpy as np
 
 from .._utils import prefetch
-from .._utils.files import open_regular, sha256_file
+from .._utils.files import open_regular, save_npy, sha256_file
 from ..exceptions import IndexDamagedError, IndexFormatError  # noqa: F401  (defined there; importable here as in 0.1)
-from ._npy_write import save_npy
 
 __all__ = ["IndexFormatError", "IndexDamagedError", "write_json_atomic", "write_segment", "Segment", "fsync_dir",
            "rows_of", "merged_rows", "read_verified", "load_npy", "npy_header", "seal", "check_seal",

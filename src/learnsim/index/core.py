@@ -53,7 +53,7 @@ from ._integrity import Lock as _Lock, check_plan_dictionary, checked_up_to, mod
 from ._match import exact_copy_hits, matched_hits
 from ._manifest_fields import invalid_field
 from ._new_words import added_rows, embeddings_of as _embeddings_of, warn_new_words
-from ._npy_write import save_npy
+from .._utils.files import save_npy
 from ._scan import MemorySegment, SegmentRun, best_k, scanned_segments
 from ._placeless import warn_placeless, zero_rows
 from ._segment_docs import docs_layout, documents_at, merged_docs

@@ -1,16 +1,11 @@
 """What the service says of an OSError met by a write: the machine's refusal (a read-only file or
 mount, a full disk or quota, a file-size limit, the disk's own failure), answered 503 with
-Retry-After, or None for anything else (a bug: 500). Only the standard library is imported here."""
+Retry-After, or None for anything else (a bug: 500). numpy's short write of an array, which has no
+number, reaches here as ENOSPC (learnsim._utils.files.save_npy, which the index writes its arrays
+with). Only the standard library is imported here."""
 from __future__ import annotations
 
 import errno
-import re
-
-# an OSError's numbers that say a write cannot be made here (besides PermissionError)
-_UNWRITABLE_ERRNOS = (errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EFBIG)
-# numpy's short write of an array (np.save: "6288 requested and 5104 written"), an OSError with
-# no number: what a full disk or a file-size limit makes of np.save, which was a 500
-_SHORT_WRITE = re.compile(r"\d+ requested and \d+ written")
 
 
 def unwritable_reason(exc):
@@ -25,6 +20,4 @@ def unwritable_reason(exc):
         return "a file would pass the size limit of files here"
     if number == errno.EIO:
         return "an input/output error"
-    if number is None and _SHORT_WRITE.fullmatch(str(exc)):
-        return "the disk took part of a write: it is full, or a file would pass the size limit of files here"
     return None
