@@ -81,13 +81,30 @@ def _options(parser):
     return {s for a in parser._actions for s in a.option_strings}
 
 
-def _documented_commands(page):
-    """(line number, parser path, options) of each `learnsim COMMAND [SUB] --option ...` of a page.
+def _command_texts(page):
+    """(line number, text) of each line of a fenced block (up to its comment) and each code span
+    of the prose (a span may run over lines: docs/service.md's `learnsim serve` options)."""
+    text = page.read_text(encoding="utf-8")
+    fenced, prose = False, []
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+        elif fenced:
+            yield number, re.sub(r"\s#.*", "", line)
+        else:
+            prose.append(line)
+            continue
+        prose.append("")            # keeps the prose's line numbers
+    joined = "\n".join(prose)
+    for span in re.finditer(r"`([^`]+)`", joined):
+        yield joined.count("\n", 0, span.start()) + 1, span.group(1).replace("\n", " ")
 
-    The command runs to the end of its code span, or in a code block to its comment; `index
-    add|delete` names two sub-commands."""
-    for number, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1):
-        for match in re.finditer(r"\blearnsim ([a-z]+)((?: [a-z|]+)?)([^`#\n]*)", line):
+
+def _documented_commands(page):
+    """(line number, command, sub-commands, options) of each `learnsim COMMAND [SUB] --option ...`
+    of a page; `index add|delete` names two sub-commands."""
+    for number, text in _command_texts(page):
+        for match in re.finditer(r"\blearnsim ([a-z]+)((?: [a-z|]+)?)(.*)", text):
             command = match.group(1)
             if command not in COMMANDS:
                 continue
