@@ -95,6 +95,9 @@ class FitOptions:
     #: the texts' language code as given (``language=``, ``--language``), or None: one other than
     #: English turns linklearn's English stop list and Porter stems off (linklearn.recipe)
     language: str | None = None
+    #: mcd from clusters: the weight of each cluster code 0..K-1 (a tuple), from a
+    #: Clusters(labels, weights=...) given to fit (learnsim._cluster_weights); None: all alike
+    cluster_weights: tuple | None = None
 
     @property
     def analysis(self):

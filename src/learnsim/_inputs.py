@@ -736,8 +736,8 @@ def _plain_supervision(texts, clusters, pairs, triplets, links):
     """learnsim's own supervision objects (Clusters, Pairs, Triplets, Links: what the estimators
     take and the converters make) as the plain lists :func:`learnsim.fit` reads: they were refused
     ("links must be a list of (source, target) tuples; got Links"). An object over another number
-    of items than the texts is refused naming both, and cluster weights, which learnsim.fit has no
-    use for, are refused rather than dropped."""
+    of items than the texts is refused naming both. Cluster weights are not in the plain lists:
+    learnsim.fit takes them from the object (learnsim._cluster_weights)."""
     given = [v for v in (clusters, pairs, triplets, links) if v is not None]
     if not any(type(v).__module__.startswith("learnsim.supervision") for v in given):
         return clusters, pairs, triplets, links
@@ -752,9 +752,6 @@ def _plain_supervision(texts, clusters, pairs, triplets, links):
 
     if isinstance(clusters, Clusters):
         same_items(clusters.n_items, "clusters (a Clusters)")
-        if clusters.weights is not None:
-            raise ValueError("clusters (a Clusters) has cluster weights, which learnsim.fit does not use: fit "
-                             "learnsim.mcd.MCD on them, or pass Clusters(labels) without weights")
         # a cluster's original label where the file readers would take it (int or str), else its id
         names = [c if isinstance(c, str) or (isinstance(c, numbers.Integral) and not isinstance(c, bool)) else int(i)
                  for c, i in zip(clusters.classes_.tolist(), clusters.cluster_ids.tolist())]

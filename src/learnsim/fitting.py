@@ -998,11 +998,13 @@ def _named_at_reading(read):
 
 def _fit(texts, clusters, pairs, triplets, links, queries, qrels, method, random_state, columns, text, label, text_a,
          text_b, score, corpus, options):
+    from ._cluster_weights import FILM_REFUSAL, code_weights, item_weights
     from ._inputs import fit_inputs, is_pair_data
 
     if queries is not None or qrels is not None:
         return _fit_judgements(texts, clusters, pairs, triplets, links, queries, qrels, corpus, method, random_state,
                                options)
+    weight_of_item = item_weights(clusters)     # a Clusters' weights, which the plain lists drop
     texts, clusters, pairs, triplets, links = fit_inputs(
         texts, clusters, pairs, triplets, links, columns=columns, text=text, label=label, text_a=text_a,
         text_b=text_b, score=score)
@@ -1019,6 +1021,8 @@ def _fit(texts, clusters, pairs, triplets, links, queries, qrels, method, random
     if method not in _METHODS_OF[kind]:
         raise ValueError(f"method {method!r} does not learn from {kind}; {kind} teach "
                          + " or ".join(repr(m) for m in _METHODS_OF[kind]))
+    if weight_of_item is not None and method != "mcd":
+        raise ValueError(FILM_REFUSAL)
     seed = _check_int(random_state, "random_state", 0)
     o = FitOptions.from_keywords(method, options, seed)
     if texts is None and not (kind == "pairs"):
@@ -1047,6 +1051,9 @@ def _fit(texts, clusters, pairs, triplets, links, queries, qrels, method, random
         # single_document_labels: as learnsim fit --input reports them (treated as no cluster)
         summary.update(documents=len(texts), clustered_documents=int((labels >= 0).sum()),
                        clusters=int(np.unique(labels[labels >= 0]).size), single_document_labels=n_single)
+        if weight_of_item is not None:
+            o.cluster_weights = code_weights(weight_of_item, labels)
+            summary["cluster_weights"] = "given"
     else:
         given_texts = texts
         # read by datasets.read_pairs (a file, a table, pairs of texts), which named the pairs

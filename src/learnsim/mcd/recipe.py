@@ -13,6 +13,7 @@ import warnings
 
 import numpy as np
 
+from .._cluster_weights import weighted_labels
 from .._fit_common import Fitted, option_name as _flag, report_dict as _report, vectorize
 from .._utils.progress import stage
 from ..baseline._said import replay
@@ -126,7 +127,7 @@ def cluster_search_learner(o, texts, settings, fitted, X):
         def learn_fixed(train_labels):
             probe = MinimumClusterDistortion(**fixed, baseline_holdout=None, random_state=o.random_state)
             with stage("mcd: learning the metric on the training clusters"):
-                probe.fit(X, train_labels)
+                probe.fit(X, weighted_labels(o, train_labels))
             return lambda q: -np.asarray(probe.pairwise_distances(X[q], X), dtype=np.float64)
         return learn_fixed
     from ..text.encoders import encode
@@ -161,7 +162,7 @@ def _mcd_with_supervision(o, settings, X, labels, pairs, summary):
                        clusters=int(np.unique(labels[labels >= 0]).size))
     # progress bars of the selection show on a terminal (see learnsim._progress)
     metric = MinimumClusterDistortion(**{**settings, "baseline_holdout": o.baseline_holdout}, random_state=o.random_state)
-    return metric, labels
+    return metric, labels if pairs is not None else weighted_labels(o, labels)
 
 
 
