@@ -136,8 +136,7 @@ def test_fit_returns_self_and_pickle_and_joblib_keep_the_scores(d, name):
 
 
 # what each estimator's fit takes as X (scikit-learn's tags: what its checks and meta-estimators read);
-# LinkLearn and LearnedBM25 take sparse counts too, but say two_d_array alone (their tags are left
-# to the helper who edits learnsim.linklearn this round)
+# LinkLearn's and LearnedBM25's: tests/test_estimator_contract_s84.py
 TEXT_INPUT = {"TextVectorizer", "PairClassifierMatcher", "PairScoreRegressor"}
 SPARSE_INPUT = {"BM25", "ThresholdMatcher", "PairwiseKNNMatcher", "HybridEmbedding"}
 

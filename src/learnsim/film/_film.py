@@ -66,7 +66,7 @@ from numbers import Integral, Real
 import numpy as np
 import scipy.sparse as sp
 from scipy.special import expit
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ._blocks import _AnchorBlock
@@ -352,7 +352,11 @@ def _random_stiefel(rng, r, d):
     return Q * signs
 
 
-class FILM(MetricMixin, TransformerMixin, BaseEstimator):
+# get_feature_names_out names transform's columns "film0", "film1", ... (scikit-learn's rule for
+# new features); set_output is not offered (auto_wrap_output_keys=None): similarity and the
+# distances embed through transform and take arrays, which a pandas output would break
+class FILM(ClassNamePrefixFeaturesOutMixin, MetricMixin, TransformerMixin, BaseEstimator,
+           auto_wrap_output_keys=None):
     """Fast, Interpretable and Low-rank Metric learning from triplets (Tang & Aw, sec. 3).
 
     Learns a linear map ``L`` (n_components x n_features) such that, for the training triplets
@@ -941,6 +945,11 @@ class FILM(MetricMixin, TransformerMixin, BaseEstimator):
         """L (n_components x n_features): ``transform(X) = X @ L.T`` and M = L^T L."""
         check_is_fitted(self)
         return self._components
+
+    @property
+    def _n_features_out(self):
+        # transform's width, read by get_feature_names_out (an AttributeError before fit: not fitted)
+        return self._components.shape[0]
 
     def transform(self, X):
         """Embed X: x -> L x (dense, n_samples x n_components)."""

@@ -587,6 +587,14 @@ class LinkLearn(BaseEstimator):
         return sp.csr_matrix((data, codes.X.indices, codes.X.indptr), shape=codes.X.shape)
 
     # ------------------------------------------------------------------ fit
+    def __sklearn_tags__(self):
+        # fit takes term counts, sparse or dense (check_term_counts: non-negative), and the links
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.input_tags.positive_only = True
+        tags.target_tags.required = True
+        return tags
+
     def fit(self, X, links, *, validation=None):
         """Learn the weighting from a linked training corpus.
 

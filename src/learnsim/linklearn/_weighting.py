@@ -683,6 +683,14 @@ class LearnedBM25(BaseEstimator):
     def _objective(copies, params, L0):
         return float(np.mean([c.mean_ap(params, L0) for c in copies]))
 
+    def __sklearn_tags__(self):
+        # fit takes term counts, sparse or dense (check_term_counts: non-negative), and the links
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.input_tags.positive_only = True
+        tags.target_tags.required = True
+        return tags
+
     def fit(self, X, links, *, validation=None):
         """Learn the five parameters from a linked corpus.
 

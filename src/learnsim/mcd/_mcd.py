@@ -47,7 +47,7 @@ import numbers
 import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ._fold_sampling import SampledFold as _SampledFold, sample_fold as _sample_fold  # noqa: F401  (the type it returns)
@@ -132,7 +132,11 @@ _EXACT_CHECK_ITEMS = 2000   # the held-out check's exact bound: n x n matrices o
 _EXACT_CHECK_MIN_ITEMS = 600  # ... and the least it ranks exactly, whatever max_validation_items
 
 
-class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
+# get_feature_names_out names transform's columns "minimumclusterdistortion0", ... (scikit-learn's
+# rule for new features: even the n_features-wide map mixes the input features); set_output is not
+# offered (auto_wrap_output_keys=None): the metric's own methods embed through transform
+class MinimumClusterDistortion(ClassNamePrefixFeaturesOutMixin, MetricMixin, TransformerMixin, BaseEstimator,
+                               auto_wrap_output_keys=None):
     """Mahalanobis metric that minimises within-cluster distortion (Mochihashi et al., eq. 4-7).
 
     Parameters
@@ -837,6 +841,12 @@ class MinimumClusterDistortion(MetricMixin, TransformerMixin, BaseEstimator):
         P = _project(diff, self.factor_, self.active_features_)
         beta = self.residual_weight_
         return np.maximum(beta * _row_sq_norms(diff) + (P * P) @ (self.weights_ - beta), 0.0)
+
+    @property
+    def _n_features_out(self):
+        # transform's width (r, or every feature when residual_weight_ > 0), read by
+        # get_feature_names_out; an AttributeError before fit: not fitted
+        return len(self.weights_) if self.residual_weight_ == 0.0 else self.n_features_in_
 
     def transform(self, X):
         """Map X to the space where the learned distance is Euclidean: x -> M^(1/2) x."""
