@@ -65,6 +65,7 @@ from ._reload import kept_store, ordered_seqs
 from ._store import DocumentCache, DocumentStore, check_filter
 from . import _versions
 from ._versioned import ModelVersions
+from ._reads import DocumentReads
 from ._verify import verify_locked
 
 __all__ = ["Index", "IndexFormatError", "IndexDamagedError"]
@@ -81,7 +82,7 @@ MERGE_AT = 8
 _PLAN_CHECK = 64
 
 
-class Index(ModelVersions):
+class Index(ModelVersions, DocumentReads):
     """A collection searched under a fitted pipeline, kept on disk and grown in place.
 
     Build one with :meth:`build`, open it with :meth:`open` (well under a second: the rows are
