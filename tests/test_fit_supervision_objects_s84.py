@@ -65,3 +65,11 @@ def test_weighted_clusters_with_the_search_check_run():
 def test_film_refuses_cluster_weights_saying_what_to_do():
     with pytest.raises(ValueError, match=r"(?s)weights.*film.*mcd"):
         learnsim.fit(TEXTS, clusters=Clusters(LABELS, weights=WEIGHTS), method="film", random_state=0)
+
+
+def test_clusters_read_as_one_label_with_other_weights_are_refused_naming_them():
+    # 1 and "1" are one cluster to learnsim.fit (labels compared as text, as in a file): two weights
+    labels = [1 if i % 2 else "1" for i in range(16)] + [f"c{i % 3}" for i in range(32)]
+    weights = {1: 1.0, "1": 2.0, "c0": 1.0, "c1": 1.0, "c2": 1.0}
+    with pytest.raises(ValueError, match=r"weights differ \(1, 2\)"):
+        _fit(Clusters(labels, weights=weights))
