@@ -35,9 +35,10 @@ def fit(texts=None, *, clusters=None, pairs=None, triplets=None, links=None, que
         ``text`` column (or ``text=``); with no supervision given, its ``label`` column (or
         ``label=``) is the clusters.
     clusters, pairs, triplets, links
-        Exactly one: a label per text (clusters), ``(i, j, label)`` or ``(text_a, text_b,
-        label)`` duplicate pairs (or a table, a pairs file, read_pairs' result), ``(anchor,
-        closer, farther)`` index triplets, or ``(source, target)`` links.
+        Exactly one: a label per text (clusters; a Clusters, with cluster weights for mcd),
+        ``(i, j, label)`` or ``(text_a, text_b, label)`` duplicate pairs (or a table, a pairs
+        file, read_pairs' result), ``(anchor, closer, farther)`` index triplets, or ``(source,
+        target)`` links.
     queries, qrels
         Relevance judgements instead, with ``corpus=`` (an option): ``{query id: text}`` (or a
         queries file), ``{query id: {document id: grade}}`` (or a qrels file) and ``{document

@@ -785,7 +785,9 @@ def fit(texts=None, *, clusters=None, pairs=None, triplets=None, links=None, que
         file (an empty one is an error); a label with a single text counts as -1, and at least
         one label needs two texts. A
         whole-number float label is its int (a pandas integer column with missing values is
-        float); NaN is an error (fill it with -1 for "in no cluster").
+        float); NaN is an error (fill it with -1 for "in no cluster"). A
+        :class:`learnsim.supervision.Clusters` too; its cluster weights (sec. 4.3) are fitted by
+        method "mcd" as MinimumClusterDistortion fits them, and refused by "film".
     pairs : sequence of tuples, table, read_pairs' result, str or pathlib.Path, optional
         Labelled pairs, label 1 (or True) = duplicate, 0 (or False) = not: ``(i, j, label)`` with
         ``i``, ``j`` indices into ``texts`` (metric-learn style) or, when ``texts`` is None,
