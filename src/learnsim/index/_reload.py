@@ -16,7 +16,7 @@ import os
 
 import numpy as np
 
-__all__ = ["file_id", "kept_store", "ordered_seqs"]
+__all__ = ["file_id", "kept_store", "load_is_behind", "ordered_seqs"]
 
 
 def file_id(path):
@@ -56,3 +56,21 @@ def ordered_seqs(segments, checked=()):
         start += a.size
     rest = seqs[max(start - 1, 0):]
     return seqs, rest.size < 2 or bool(np.all(np.diff(rest) > 0))
+
+
+def load_is_behind(idx):
+    """Whether the handle ``idx`` must load again though its manifest is the index's: its
+    connection was closed by a reindex or a promotion stopped before its load (a Ctrl-C, any
+    exception there; every later call was "docs.sqlite is damaged: ... Cannot operate on a closed
+    database"), or docs.sqlite holds documents after the last that it scores (its manifest's
+    ``covered_seq`` and the documents it scores in memory), committed by a write stopped before
+    its segment (an exception, a Ctrl-C, another process killed there), which changes no
+    manifest. A load scores them from their texts and the next write stores them; unseen, the
+    handle missed them in its searches, and its next add wrote its own segment past them, moving
+    ``covered_seq`` over documents no segment held (the index no longer opened)."""
+    if getattr(idx.store, "closed", False):
+        return True
+    scored = int(idx.manifest["covered_seq"])
+    if idx._seqs.size:
+        scored = max(scored, int(idx._seqs[-1]))
+    return idx.store.last_seq() > scored

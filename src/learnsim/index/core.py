@@ -61,7 +61,7 @@ from ._segments import FORMAT_NAME, FORMAT_VERSION, IndexDamagedError, IndexForm
     load_json, merged_rows, read_manifest, rows_of
 from ._filter_rows import allowed_rows
 from ._kernels import searching_often
-from ._reload import kept_store, ordered_seqs
+from ._reload import kept_store, load_is_behind, ordered_seqs
 from ._store import DocumentCache, DocumentStore, check_filter
 from . import _versions
 from ._versioned import ModelVersions
@@ -446,7 +446,7 @@ class Index(ModelVersions, DocumentReads):
     def _see_changes(self):
         """Before a read: see what other handles (or processes) wrote since, when SQLite says
         something was (its data_version): their deletes, and their segments when the manifest changed."""
-        if (self.store.conn.execute("PRAGMA data_version").fetchone()[0] != self._data_version
+        if (self.store.closed or self.store.conn.execute("PRAGMA data_version").fetchone()[0] != self._data_version
                 or self._manifest_id() != self._seen_manifest):
             started, loads = time.monotonic(), self._loads
             retry_if_moved(self, self._reload_if_changed)
@@ -1193,7 +1193,7 @@ class Index(ModelVersions, DocumentReads):
         seen = self._manifest_id()
         # read (and its seal checked) once: the load below is of this manifest, not of a second read
         current = self._read_manifest()
-        if current != self.manifest:
+        if current != self.manifest or load_is_behind(self):
             self._load(current)
         else:
             self._seen_manifest = seen
