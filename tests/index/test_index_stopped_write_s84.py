@@ -53,6 +53,8 @@ def _stored(path):
 def test_the_next_add_of_the_stopped_handle_stores_both_and_the_index_opens(path, monkeypatch):
     idx = Index.open(path)
     _stopped_add(idx, monkeypatch, "stopped", STOPPED)
+    # the stopped handle serves what it committed before any write, as a fresh open does
+    assert _ids(idx, STOPPED, k=1) == ["stopped"] and len(idx) == 31
     idx.add([AFTER], ids=["after"])
     # the handle serves both, as a fresh open does
     assert len(idx) == 32 and set(_ids(idx, STOPPED + " " + AFTER)[:2]) == {"stopped", "after"}
@@ -123,3 +125,35 @@ def test_a_handle_whose_reload_after_a_reindex_was_stopped_reads_and_writes_agai
     idx.close()
     with Index.open(path) as again:
         assert len(again) == 31 and _ids(again, AFTER, k=1) == ["after"]
+
+
+@pytest.mark.parametrize("write", ["add", "compact", "upsert"])
+def test_a_write_stopped_after_its_manifest_is_served_by_its_handle(path, monkeypatch, write):
+    # stopped after its manifest was written, before the handle loaded it: the handle's manifest
+    # (changed in place) was the file's, so it never loaded again: it missed the add, and after a
+    # compact it read the segments the compact had removed ("a segment lists document 31, which
+    # docs.sqlite does not hold (edited or damaged)")
+    idx = Index.open(path)
+    idx.add([STOPPED], ids=["stopped"])
+    idx.delete(["d0", "stopped"])
+
+    def interrupted():
+        raise KeyboardInterrupt
+    monkeypatch.setattr(idx, "_load_after_write", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        if write == "compact":
+            idx.compact()
+        else:
+            getattr(idx, write)([AFTER], ids=["after"])
+    monkeypatch.undo()
+    expected = 29 if write == "compact" else 30
+    with Index.open(path) as fresh:
+        assert len(fresh) == expected
+        assert _ids(idx, AFTER, k=10) == _ids(fresh, AFTER, k=10)
+    assert len(idx) == expected
+    idx.add(["w301 w302 w303"], ids=["later"])
+    idx.compact()
+    idx.close()
+    assert Index.verify_at(path)["ok"]
+    with Index.open(path) as again:
+        assert len(again) == expected + 1

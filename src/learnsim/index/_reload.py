@@ -59,16 +59,23 @@ def ordered_seqs(segments, checked=()):
 
 
 def load_is_behind(idx):
-    """Whether the handle ``idx`` must load again though its manifest is the index's: its
-    connection was closed by a reindex or a promotion stopped before its load (a Ctrl-C, any
-    exception there; every later call was "docs.sqlite is damaged: ... Cannot operate on a closed
-    database"), or docs.sqlite holds documents after the last that it scores (its manifest's
-    ``covered_seq`` and the documents it scores in memory), committed by a write stopped before
-    its segment (an exception, a Ctrl-C, another process killed there), which changes no
-    manifest. A load scores them from their texts and the next write stores them; unseen, the
-    handle missed them in its searches, and its next add wrote its own segment past them, moving
-    ``covered_seq`` over documents no segment held (the index no longer opened)."""
+    """Whether the handle ``idx`` must load again though its manifest is the index's file: a
+    write stopped part-way (a Ctrl-C, any exception, another process killed there) changed no
+    manifest or left this handle's unloaded. It reads other segments than its manifest lists; its
+    connection was closed by a reindex or a promotion stopped before its load (every later call
+    was "docs.sqlite is damaged: ... Cannot operate on a closed database"); or docs.sqlite holds
+    documents after the last it scores (its manifest's ``covered_seq`` and those it scores in
+    memory), committed by a write stopped before its segment. A load scores these from their
+    texts and the next write stores them; unseen, the handle missed them in its searches, and
+    its next add wrote its own segment past them, moving ``covered_seq`` over documents no
+    segment held (the index no longer opened)."""
     if getattr(idx.store, "closed", False):
+        return True
+    # a write changes its manifest in place, writes it, then loads it: stopped before the load,
+    # the manifest was the file's and the handle read the segments from before (after a compact,
+    # files it had removed: "a segment lists document 31, which docs.sqlite does not hold")
+    listed = [e.get("name") if isinstance(e, dict) else None for e in idx.manifest["segments"]]
+    if [getattr(s, "name", None) for s in idx.segments[:len(listed)]] != listed:
         return True
     scored = int(idx.manifest["covered_seq"])
     if idx._seqs.size:

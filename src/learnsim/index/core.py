@@ -1188,6 +1188,7 @@ class Index(ModelVersions, DocumentReads):
         self._reload_if_changed()
         self._refresh_deleted()         # another handle's deletes: compact must not keep their rows
         _remove_unreferenced(self.path, self.manifest)
+        self._data_version = None       # a write stopped before its load: the next read looks (load_is_behind)
 
     def _reload_if_changed(self):
         seen = self._manifest_id()
