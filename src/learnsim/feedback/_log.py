@@ -66,7 +66,7 @@ from .._utils.files import read_only_uri
 
 __all__ = ["FeedbackLog", "FEEDBACK_FILE", "MAX_SHOWN", "MAX_QUERY_CHARS", "MAX_CLICKS", "DEFAULT_MAX_BYTES",
            "DEFAULT_CLIENT_SHARE", "MAX_DWELL", "MAX_RELEVANCE", "FORMAT_VERSION", "FeedbackLogError", "LogBusy", "LogDamaged",
-           "LogFull", "LogFormatError", "LogLocked", "LogTooNew"]
+           "LogFull", "LogFormatError", "LogLocked", "LogTooNew", "LogUnwritable"]
 
 #: The log's file name in an index directory.
 FEEDBACK_FILE = "feedback.sqlite"
@@ -176,6 +176,14 @@ class LogLocked(LogBusy, ValueError):
     ValueError too, as :class:`LogFormatError` (one line on the command line)."""
 
 
+class LogUnwritable(FeedbackLogError, PermissionError):
+    """A writable open of a log this user may not write here: a read-only file, folder or mount
+    (or a read of a log in WAL mode in a folder SQLite may not make its -shm file in).
+    It was told as damage ("not a learnsim feedback log ...; move it away", which loses the
+    clicks recorded), or not at all (a read-only file opened, and every impression was dropped).
+    A PermissionError too (one line on the command line); the log is left as it was."""
+
+
 class LogTooNew(FeedbackLogError, ValueError):
     """The log was written by a newer learnsim: its format version (``version``) is past the
     newest this learnsim reads (``supported``, :data:`FORMAT_VERSION`). Not damage: the log is
@@ -192,6 +200,24 @@ def _is_busy(exc):
     name = getattr(exc, "sqlite_errorname", None) or ""
     text = str(exc).lower()
     return name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or (not name and ("locked" in text or "busy" in text))
+
+
+def _is_read_only(exc):
+    """Whether a sqlite3 error is SQLite refusing to write a read-only file, folder or mount."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    return (code & 0xFF) == 8 if code is not None else "readonly database" in str(exc).lower()   # SQLITE_READONLY
+
+
+def _unwritable_here(path):
+    """Why this user cannot write the log at ``path`` (a few words), or None; asked before SQLite
+    opens it, which opens a read-only file read-only without a word and makes no file in a
+    read-only folder ("unable to open database file")."""
+    if path.exists():
+        return None if os.access(path, os.W_OK) else "the file is read-only for this user"
+    folder = path.parent
+    if folder.is_dir() and not os.access(folder, os.W_OK | os.X_OK):
+        return "its folder is read-only for this user"
+    return None
 
 
 def _schema_of(conn):
@@ -378,6 +404,9 @@ class FeedbackLog:
         The file is not a log as this learnsim writes it (module notes); a ValueError.
     LogLocked
         Another connection held the log's lock for the whole wait; a ValueError.
+    LogUnwritable
+        A writable open of a log (or its folder) this user may not write here, or a read of one
+        in WAL mode in a folder this user may not write; a PermissionError.
 
     Attributes
     ----------
@@ -424,6 +453,10 @@ class FeedbackLog:
         if (readonly or not create) and not path.is_file():
             # a command that reads or maintains a log never makes one (a mistyped path)
             raise FileNotFoundError(f"{path}: no feedback log (serve the index with --learn-from-clicks)")
+        why = None if readonly else _unwritable_here(path)
+        if why is not None:
+            raise LogUnwritable(f"{path}: the feedback log cannot be written here ({why}); "
+                                + ("it was left as it is" if path.exists() else "none was made"))
         try:
             if readonly:
                 self.conn = sqlite3.connect(read_only_uri(path), uri=True, timeout=OPEN_BUSY_TIMEOUT_S,
@@ -441,6 +474,12 @@ class FeedbackLog:
                     # a healthy log another process holds: not damage, nothing to move away
                     raise LogLocked(f"{path}: the feedback log is locked by another process ({exc}); "
                                     "retry when it is done") from None
+                if _is_read_only(exc):
+                    # a read-only folder or mount: SQLite may not make the log's -wal and -shm
+                    # files, which a log in WAL mode is read through too
+                    raise LogUnwritable(f"{path}: the feedback log cannot be {'read' if readonly else 'written'} here "
+                                        f"({exc}: SQLite makes its -wal and -shm files beside it, and the folder "
+                                        "or mount is read-only for this user); it was left as it is") from None
                 raise LogFormatError(f"{path}: not a learnsim feedback log ({exc})"
                                      + ("" if readonly else "; move it away to start a new one")) from None
         except BaseException:
