@@ -242,6 +242,10 @@ def test_a_run_written_and_read_back_is_the_same(tmp_path):
     ({"q 1": {"d1": 1.0}}, "holds a blank"),
     ({"q1": {"d1": float("nan")}}, "finite number"),
     ({"q1": [("d1", 1.0), ("d1", 2.0)]}, "listed twice"),
+    # a NUL ends the id for a C reader (trec_eval), which then reads another document's id 'a'
+    ({"q1": {"a\x00b": 0.9, "a": 0.5}}, r"control character U\+0000"),
+    ({"q\x1b1": {"d1": 1.0}}, r"query id .* control character U\+001B"),
+    ({"q1": {"d1": 1.0}, "q2": {"d\x7f1": 1.0}}, r"control character U\+007F"),
 ])
 def test_write_trec_run_refuses_what_a_run_file_cannot_hold(tmp_path, run, fragment):
     with pytest.raises(ValueError, match=fragment):

@@ -17,6 +17,7 @@ import math
 import numbers
 import os
 import re
+import unicodedata
 from array import array
 from pathlib import Path
 
@@ -1293,6 +1294,12 @@ def _check_run_id(value, what):
     text = str(value)
     if not text or any(c.isspace() for c in text):
         raise ValueError(f"{what} {value!r} is empty or holds a blank; a run file separates its fields by blanks")
+    # a control character prints as nothing or a blank, and a NUL ends the id for a C reader
+    # (trec_eval reads 'a\x00b' as 'a', another document's id): refused, not written
+    bad = next((c for c in text if unicodedata.category(c) == "Cc"), None)
+    if bad is not None:
+        raise ValueError(f"{what} {value!r} holds the control character U+{ord(bad):04X}, which a run file "
+                         "cannot show or a C reader (trec_eval) may cut the id at")
     return text
 
 
