@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from ..text import LATER_READINGS, Tokenizer, check_dictionary
+from ..text._term_stream import term_batches
 
 __all__ = ["QueryPlan", "QueryRows"]
 
@@ -175,10 +176,11 @@ class QueryPlan:
         w = self.meta["weighting"]
         # counted by term id (one dictionary lookup a token; a search's query is a few words)
         vocabulary, counts = self.vocabulary, {}
-        for t in self.tokenizer(doc):
-            i = vocabulary.get(t)
-            if i is not None:
-                counts[i] = counts.get(i, 0) + 1
+        for batch in term_batches(self.tokenizer, doc):      # a long text a batch at a time
+            for t in batch:
+                i = vocabulary.get(t)
+                if i is not None:
+                    counts[i] = counts.get(i, 0) + 1
         order = sorted(counts)
         ids = np.array(order, dtype=np.int64)
         vals = np.array([counts[i] for i in order], dtype=np.float64)

@@ -78,8 +78,8 @@ SEGMENT_ROWS = 100_000
 # adds of fewer documents than this make "small" segments; MERGE_AT small ones in a row are merged
 SMALL_SEGMENT_ROWS = 10_000
 MERGE_AT = 8
-# documents the plan is checked on at build
-_PLAN_CHECK = 64
+# documents the plan is checked on at build, their first characters (a query's length: a 60 MB one was read twice)
+_PLAN_CHECK, _PLAN_CHECK_CHARS = 64, 1 << 16
 
 
 class Index(ModelVersions, DocumentReads):
@@ -274,7 +274,7 @@ class Index(ModelVersions, DocumentReads):
             save_npy(path / stats_dir / f"{name}.npy", np.asarray(arr))
             statistics_sha256[name] = sha256_file(path / stats_dir / f"{name}.npy")
         plan_dir = f"query-{generation}"
-        check = texts[:_PLAN_CHECK] + [" ".join(texts[:3])[:200]]
+        check = [t[:_PLAN_CHECK_CHARS] for t in texts[:_PLAN_CHECK]] + [" ".join(t[:200] for t in texts[:3])[:200]]
         usable = build_plan(pipeline, statistics, path / plan_dir, check)
         if usable and pipeline.rerank is not None:
             from ._rerank import write_rerank_plan

@@ -1327,6 +1327,18 @@ class Tokenizer:
 
     def _unigrams(self, doc):
         """The terms of ``doc`` before n-grams are joined (:meth:`__call__`)."""
+        doc, regex = self._word_source(doc)
+        if regex is not None:
+            return self._kept_words(regex.findall(doc))
+        if self.analyzer == "cjk":
+            return self._cjk_terms(_fold_width(doc))
+        folded = _fold_width(doc)
+        return [term for _, _, term in self._pieces(_strip_points(folded) if self.unicode_words else folded)]
+
+    def _word_source(self, doc):
+        """(text, regex) where ``doc``'s terms are the regex's findall over the text, then
+        :meth:`_kept_words` (learnsim.text._term_stream reads a long text so, a batch at a time);
+        (text, None) where the cjk analyser or a segmenter reads the text instead."""
         if self.turkish_apostrophe and self._turkish:
             doc = _drop_suffixes(doc)
         doc = self._prepare(doc)
@@ -1334,26 +1346,24 @@ class Tokenizer:
         if self.unicode_words and not ascii_text:
             doc = _unicode_fold(doc, self.drop_ignorables, self.uax29_punctuation, self.fold_variants, self.lowercase,
                                 self.fold_radicals, self.indic_zwnj, self._more)
-        if self.analyzer == "words" or ascii_text:
-            if ascii_text:
-                tokens = self._regex.findall(doc)
+        if ascii_text:
+            return doc, self._regex
+        if self.analyzer != "words":
+            return doc, None
+        if self.unicode_words:
+            doc = _strip_points(doc)
+        return doc, self._text_regex(doc)
+
+    def _kept_words(self, tokens):
+        """The words found, stop words left out and stemmed."""
+        if self._stop_set is not None:
+            stop = self._stop_set
+            if self.lowercase:
+                tokens = [t for t in tokens if t not in stop]
             else:
-                if self.unicode_words:
-                    doc = _strip_points(doc)
-                tokens = self._text_regex(doc).findall(doc)
-            if self._stop_set is not None:
-                stop = self._stop_set
-                if self.lowercase:
-                    tokens = [t for t in tokens if t not in stop]
-                else:
-                    tokens = [t for t in tokens if t.lower() not in stop]
-            if self._stemmer is not None and tokens:
-                tokens = self._stem_tokens(tokens)
-        elif self.analyzer == "cjk":
-            tokens = self._cjk_terms(_fold_width(doc))
-        else:
-            folded = _fold_width(doc)
-            tokens = [term for _, _, term in self._pieces(_strip_points(folded) if self.unicode_words else folded)]
+                tokens = [t for t in tokens if t.lower() not in stop]
+        if self._stemmer is not None and tokens:
+            tokens = self._stem_tokens(tokens)
         return tokens
 
 
