@@ -40,6 +40,7 @@ import unicodedata
 from .._utils.files import read_only_uri
 from .._utils.inputs import MAX_JSON_DEPTH, check_text, has_surrogate
 from ..exceptions import FilterError  # noqa: F401  (defined there; importable here as in 0.1)
+from ._row_pieces import long_row_pieces, utf8_pieces
 
 __all__ = ["DocumentStore", "FilterError", "MAX_FILTER_VALUES", "MAX_ID_CHARS", "check_metadata", "check_filter",
            "text_key", "not_json_number"]
@@ -77,7 +78,10 @@ def text_key(text):
     >>> len(text_key("refund policy")), text_key("refund policy") == text_key("refund policy ")
     (16, False)
     """
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+    h = hashlib.blake2b(digest_size=16)
+    for piece in utf8_pieces(text):         # a long text's UTF-8 a piece at a time (._row_pieces)
+        h.update(piece)
+    return h.digest()
 
 
 def _json_value_ok(value, depth=1):
@@ -467,7 +471,24 @@ def row_digest(doc_id, text, meta):
     """The checksum of a row (its id, text and stored metadata JSON or None): 32 hex digits of
     BLAKE2b over their JSON array (:func:`row_bytes`). Damage, not forgery, is what it finds:
     anyone who can edit the database can recompute it."""
-    return hashlib.blake2b(row_bytes(doc_id, text, meta), digest_size=16).hexdigest()
+    return _row_hash(doc_id, text, meta).hexdigest()
+
+
+def _row_hash(doc_id, text, meta, into=None):
+    """The BLAKE2b of :func:`row_bytes`, a long text's a piece at a time (._row_pieces), its
+    bytes appended to the bytearray ``into`` where given."""
+    pieces = long_row_pieces(doc_id, text, meta)
+    if pieces is None:
+        raw = row_bytes(doc_id, text, meta)
+        if into is not None:
+            into += raw
+        return hashlib.blake2b(raw, digest_size=16)
+    h = hashlib.blake2b(digest_size=16)
+    for piece in pieces:
+        h.update(piece)
+        if into is not None:
+            into += piece
+    return h
 
 
 def row_matches(doc_id, text, meta, digest):
@@ -938,33 +959,32 @@ class DocumentStore:
 
         seqs = np.asarray(seqs, dtype=np.int64)
         n = int(seqs.shape[0])
-        parts, offsets, digests = [], np.zeros(n + 1, dtype=np.int64), bytearray()
+        # the rows' bytes appended to one bytearray: a long row is built a piece at a time, never
+        # whole beside its pieces and then again in a join
+        blob, offsets, digests = bytearray(), np.zeros(n + 1, dtype=np.int64), bytearray()
         if n:
             wanted = seqs.tolist()
-            i, size = 0, 0
+            i = 0
             columns = "seq, id, text, meta" + (", digest" if self.digests else ", NULL")
             for seq, doc_id, text, meta, digest in self.conn.execute(
                     f"SELECT {columns} FROM docs WHERE seq BETWEEN ? AND ? ORDER BY seq", (wanted[0], wanted[-1])):
                 if i == n or seq != wanted[i]:
                     continue                # a row between them that the segment does not hold
                 try:
-                    raw = row_bytes(doc_id, text, meta) if isinstance(text, str) else None
+                    dig = _row_hash(doc_id, text, meta, blob) if isinstance(text, str) else None
                 except (TypeError, ValueError):
-                    raw = None
-                dig = None if raw is None else hashlib.blake2b(raw, digest_size=16)
+                    dig = None
                 if dig is None or (digest is not None and dig.hexdigest() != digest):
                     raise self._tampered(seq, doc_id)
-                parts.append(raw)
                 digests += dig.digest()
-                size += len(raw)
                 i += 1
-                offsets[i] = size
+                offsets[i] = len(blob)
             if i != n:
                 from ..exceptions import IndexDamagedError
 
                 raise IndexDamagedError(self.path, f"the document with sequence number {wanted[i]}, which a "
                                                    "segment being written holds, is missing")
-        return b"".join(parts), offsets, np.frombuffer(bytes(digests), dtype=np.uint8).reshape(n, 16)
+        return blob, offsets, np.frombuffer(bytes(digests), dtype=np.uint8).reshape(n, 16)
 
     def live_seq_of(self, doc_id):
         row = self.conn.execute("SELECT seq FROM docs WHERE id = ? AND deleted_seq IS NULL", (doc_id,)).fetchone()
