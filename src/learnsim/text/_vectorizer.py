@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import numbers
 import warnings
+from collections import Counter
 from numbers import Integral, Real
 
 import numpy as np
@@ -33,6 +34,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from learnsim._utils.linalg import truncated_svd
+from learnsim.text import _term_stream
 from learnsim.text._term_stream import term_counts
 from learnsim.text._dictionary import check_dictionary, checked_dictionary, installed_dictionary
 from learnsim.text._tokenize import DEFAULT_TOKEN_PATTERN, LATER_READINGS, Tokenizer, tokenizer_params
@@ -125,7 +127,7 @@ def _count_terms(docs, analyze, vocabulary=None):
     indices, values, indptr = [], [], [0]
     for doc in docs:
         # a long text's terms are counted a batch at a time, never all held (._term_stream)
-        counts = term_counts(analyze, doc)
+        counts = Counter(analyze(doc)) if len(doc) < _term_stream.STREAM_CHARS else term_counts(analyze, doc)
         if grow:
             indices.extend(vocab.setdefault(term, len(vocab)) for term in counts)
             values.extend(counts.values())
