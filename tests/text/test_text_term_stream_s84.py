@@ -31,21 +31,26 @@ def _text(seed, n=3000, words=("the", "cat", "sat", "on", "mat", "running", "run
     {"token_pattern": r"(?u)\b(\w)\w*\b"},          # one group: findall gives the group
     {"lowercase": False, "stop_words": "english"},
     {"analyzer": "words"},
+    {"analyzer": "words", "stop_words": "english", "stem": "english", "ngram_range": (1, 2)},
+    {"unicode_words": False, "stop_words": "english"},
+    {"stem": "turkish", "stop_words": "turkish"},
+    {"stem": "irish", "stop_words": "irish"},
+    {"stem": "german", "ngram_range": (1, 2)},
 ])
 def test_batches_join_to_the_tokenizers_list(small_batches, params):
     tok = Tokenizer(**params)
-    for text in (_text(0), _text(1) + " çà et là, naïve café " * 40, "Ωμέγα λόγος " * 100):
+    for text in (_text(0), _text(1) + " çà et là, naïve café " * 40, "Ωμέγα λόγος " * 100,
+                 _text(2, 500) + " “quoted” The Ａｂｃ ｆｕｌｌ width, i̇stanbul İzmir'de STRASSE Straße nAthair tAthair " * 30):
         batches = list(_term_stream.term_batches(tok, text))
-        if text.isascii() or tok.analyzer == "words":
-            # read a batch at a time (the cjk analyser reads a text of other letters whole)
-            assert len(batches) > 1
+        # read a batch at a time, the default (cjk) analyser's text of other letters too
+        assert len(batches) > 1
         assert [t for b in batches for t in b] == tok(text)
         assert list(_term_stream.term_counts(tok, text).items()) == list(Counter(tok(text)).items())
 
 
-def test_texts_the_segmenters_read_are_read_whole(small_batches):
+def test_texts_with_spaceless_runs_are_read_whole(small_batches):
     tok = Tokenizer(analyzer="cjk")
-    text = "東京都に住んでいる。" * 50 + _text(2, 200)
+    text = _text(2, 200) + "東京都に住んでいる。" * 50
     assert list(_term_stream.term_batches(tok, text)) == [tok(text)]
 
 
@@ -63,3 +68,17 @@ def test_vectors_and_vocabulary_are_those_of_the_whole_list(monkeypatch):
         assert streamed.vocabulary_ == whole.vocabulary_
         for other in (Y, Z):
             assert (other != X).nnz == 0 and other.dtype == X.dtype
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 3, 5, 8, 13])
+def test_a_long_text_lowercased_in_pieces_is_lowercased_whole(monkeypatch, chunk):
+    from learnsim.text import _long_text
+
+    monkeypatch.setattr(_long_text, "CHUNK", chunk)
+    # Greek's final sigma looks back and ahead through letters and case-ignorable marks
+    texts = ["ΟΔΥΣΣΕΥΣ ΚΑΙ Σ. ΑΣ' ΣΑΣ ΣΑΣ.Σ ΣΑΣ'' ΑΣ",
+             "İSTANBUL Straße ǅ ΐ ﬁ “QUOTED” ΑΣ ΑΣ ΑΣ",
+             "no-space-at-all-ΑΣ-ΑΣ-ΑΣ", "  ΑΣ  ", "   "]
+    for text in texts:
+        assert _long_text.lowered(text) == text.lower()
+        assert _long_text.lowered(text, casefold=True) == text.casefold()

@@ -6,19 +6,23 @@ about 650 MB, built once by the regex, again by the stop words' filter and the s
 after (``learnsim index build`` of it peaked at 1.17 GB). Counting needs the terms once each, in
 order: :func:`term_batches` yields them in lists of at most :data:`BATCH` words, found by the
 same regex over the same prepared text (``finditer`` gives ``findall``'s matches, one at a time),
-with the same stop words and stems, and n-grams joined across the batches' edges, so that the
-batches joined are the tokenizer's list exactly. A text shorter than :data:`STREAM_CHARS`, and
-one the cjk analyser or a segmenter reads, is read by the tokenizer's call as before (a short
-text's list is small, and ``findall`` is the faster).
+with the same stop words and stems, and n-grams joined over the words once more for each n (the
+tokenizer's list holds the words, then the 2-grams...), so that the batches joined are the
+tokenizer's list exactly. Streamed: ASCII text, the words analyser's, and the cjk analyser's
+(the default) where no run of a script written without spaces stands in the text. A text
+shorter than :data:`STREAM_CHARS`, one with such runs under the cjk analyser, and one a
+segmenter reads, are read by the tokenizer's call as before (a short text's list is small, and
+``findall`` is the faster).
 
 Only the standard library and learnsim.text._tokenize are imported here.
 """
 from __future__ import annotations
 
 from collections import Counter
+from functools import partial
 from itertools import islice
 
-from ._tokenize import Tokenizer
+from ._tokenize import Tokenizer, _fold_width, _strip_points
 
 __all__ = ["BATCH", "STREAM_CHARS", "term_batches", "term_counts"]
 
@@ -41,8 +45,19 @@ def term_batches(tokenizer, doc):
         yield tokenizer(doc)
         return
     text, regex = tokenizer._word_source(doc)
+    keep = tokenizer._kept_words
+    if regex is None and tokenizer.analyzer == "cjk":
+        # the bigram analyser (the default) on a text of other letters: where no run of a script
+        # written without spaces stands in it, its terms are the words of the whole text, as
+        # Tokenizer._cjk_terms finds them (a book with one curly quote or accent is such a text)
+        text = _fold_width(text)
+        if tokenizer._spaceless_run.search(text) is None:
+            if tokenizer.unicode_words:
+                text = _strip_points(text)
+            regex, keep = tokenizer._text_regex(text), partial(_cjk_kept, tokenizer)
     if regex is None or regex.groups > 1:
-        # a segmenter's pieces, or findall's tuples of a pattern of several groups: as before
+        # a segmenter's pieces, bigrams, or findall's tuples of a pattern of several groups: as before
+        del text
         yield tokenizer(doc)
         return
     del doc
@@ -50,7 +65,7 @@ def term_batches(tokenizer, doc):
     # over the text for each, n - 1 words carried across a batch's edge
     for n in ([1] if min_n == 1 else []) + list(range(max(min_n, 2), max_n + 1)):
         carry = []
-        for words in _word_batches(tokenizer, text, regex):
+        for words in _word_batches(text, regex, keep):
             if n == 1:
                 yield words
                 continue
@@ -59,8 +74,18 @@ def term_batches(tokenizer, doc):
             carry = run[len(run) - (n - 1):] if len(run) > n - 1 else run
 
 
-def _word_batches(tokenizer, text, regex):
-    """The tokenizer's words of ``text`` (stop words left out, stemmed), BATCH found at a time."""
+def _cjk_kept(tokenizer, words):
+    """The words kept of a text the bigram analyser reads (Tokenizer._cjk_terms's rule)."""
+    stop = tokenizer._stop_set
+    if stop is not None:
+        words = [w for w in words if w.lower() not in stop]
+    if tokenizer._stemmer is not None and words:
+        words = tokenizer._stem_tokens(words)
+    return words
+
+
+def _word_batches(text, regex, keep):
+    """The words of ``text`` (``keep``: stop words left out, stemmed), BATCH found at a time."""
     group = regex.groups       # findall gives group 1 of a pattern with one ("" where it took no part)
     matches = regex.finditer(text)
     while True:
@@ -68,7 +93,7 @@ def _word_batches(tokenizer, text, regex):
             [m.group() for m in islice(matches, BATCH)]
         if not found:
             return
-        words = tokenizer._kept_words(found)
+        words = keep(found)
         if words:
             yield words
 

@@ -35,6 +35,7 @@ from ._stems import stem_tokens as _stem_words
 from ._chinese import load_jieba as _load_jieba, longest_reading as _jieba_longest, traditional_chinese as _traditional_chinese
 from ._languages import STOP_LANGUAGES, load_stemmer, stop_list  # noqa: F401  (STOP_LANGUAGES: the docs' name)
 from ._irish import irish_lower as _irish_lower, reads_irish as _reads_irish
+from ._long_text import lowered as _lowered
 from ._turkish import drop_suffixes as _drop_suffixes, reads_turkish as _reads_turkish, turkish_lower as _turkish_lower
 
 __all__ = ["Tokenizer", "DEFAULT_TOKEN_PATTERN", "ANALYZERS", "LATER_READINGS", "LANGUAGE_ANALYZERS", "analyzer_for_language", "tokenizer_params",
@@ -1191,8 +1192,8 @@ class Tokenizer:
         # Unicode's full case folding (casefold), where lowercasing left ß, so that "Straße" and
         # "STRASSE" (whose lower case is "strasse") were two terms; on ASCII the two are one
         if self.casefold and self.unicode_words and not doc.isascii():
-            return doc.casefold()
-        return doc.lower()
+            return _lowered(doc, casefold=True)     # a long text a piece at a time (._long_text)
+        return _lowered(doc)
 
     def spans(self, doc):
         """Where each term of ``doc`` stands: a list of ``(start, end, term)``, ``doc[start:end]``
