@@ -14,6 +14,7 @@ within each round, and the indexes the trees built are compared file by file (th
 arrays and document copies, the statistics, the plan: byte for byte).
 
     python benchmarks/bench_build_memory.py --tree old=/tmp/old/src --tree new=src --rounds 2
+    python benchmarks/bench_build_memory.py --tree old=/tmp/old/src --tree new=src --cases line --quote-every 10000
 """
 from __future__ import annotations
 
@@ -49,15 +50,17 @@ learnsim.fit(texts, pairs=pairs)
 """
 
 
-def make_data(folder, mb, n_short, seed=0):
-    """The model's training file, the long line and the short documents (label<TAB>text)."""
+def make_data(folder, mb, n_short, seed=0, quote_every=0):
+    """The model's training file, the long line (a curly quote every ``quote_every`` characters
+    where > 0: a text that is not ASCII, as a book's) and the short documents (label<TAB>text)."""
     folder.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(seed)
     letters = np.array(list("abcdefghijklmnopqrstuvwxyz"))
     vocab = np.array(sorted({"".join(rng.choice(letters, rng.integers(3, 9))) for _ in range(20_000)}))
     p = 1.0 / np.arange(1, len(vocab) + 1)
     p /= p.sum()
-    files = {"train": folder / "train.tsv", "line": folder / f"line{mb}.txt", "short": folder / f"short{n_short}.tsv"}
+    line = f"line{mb}.txt" if not quote_every else f"line{mb}-q{quote_every}.txt"
+    files = {"train": folder / "train.tsv", "line": folder / line, "short": folder / f"short{n_short}.tsv"}
     if not files["train"].exists():
         with open(files["train"], "w", encoding="utf-8") as fh:
             for i in range(2000):
@@ -67,6 +70,8 @@ def make_data(folder, mb, n_short, seed=0):
     if not files["line"].exists():
         size = int(mb * 1_000_000)
         text = " ".join(rng.choice(vocab, size // 5 + 1000, p=p))[:size].rstrip()
+        if quote_every:
+            text = "\u201c".join(text[i:i + quote_every] for i in range(0, len(text), quote_every))[:size]
         files["line"].write_text(text + "\n", encoding="utf-8")
     if not files["short"].exists():
         with open(files["short"], "w", encoding="utf-8") as fh:
@@ -152,6 +157,8 @@ def main(argv=None):
     ap.add_argument("--tree", action="append", default=[], metavar="NAME=SRC",
                     help="a tree to measure (its src folder); repeat to alternate (default: new=src)")
     ap.add_argument("--mb", type=float, default=60.0, help="size of the one-line document (MB)")
+    ap.add_argument("--quote-every", type=int, default=0, metavar="N",
+                    help="a curly quote every N characters of the line (its text not ASCII); 0: none")
     ap.add_argument("--short", type=int, default=100_000, help="number of short documents")
     ap.add_argument("--cases", nargs="+", choices=CASES, default=list(CASES))
     ap.add_argument("--rounds", type=int, default=1)
@@ -161,7 +168,7 @@ def main(argv=None):
     args = ap.parse_args(argv)
     trees = dict(t.split("=", 1) for t in args.tree) or {"new": str(Path(__file__).resolve().parents[1] / "src")}
     work = args.work or Path(tempfile.mkdtemp(prefix="bench-build-memory-"))
-    files = make_data(work / "data", args.mb, args.short)
+    files = make_data(work / "data", args.mb, args.short, quote_every=args.quote_every)
     sizes = {"line": files["line"].stat().st_size, "short": files["short"].stat().st_size}
     for name, src in trees.items():
         if not (work / f"model-{name}.npz").exists():

@@ -44,3 +44,9 @@ def test_two_trees_alternate_and_their_indexes_compare(bench, tmp_path):
         assert row["peak_mb"] > 10 and row["user_s"] > 0 and row["peak_over_input"] > 1
     # one tree built twice: the same files
     assert report["differing_files"] == {"line: a vs b": [], "short: a vs b": []}
+
+
+def test_a_quoted_line_is_not_ascii(bench, tmp_path):
+    files = bench.make_data(tmp_path, 0.05, 10, quote_every=1000)
+    line = files["line"].read_text(encoding="utf-8").rstrip("\n")
+    assert not line.isascii() and line.count("\u201c") >= 40
