@@ -40,6 +40,7 @@ import unicodedata
 from .._utils.files import read_only_uri
 from .._utils.inputs import MAX_JSON_DEPTH, check_text, has_surrogate
 from ..exceptions import FilterError  # noqa: F401  (defined there; importable here as in 0.1)
+from . import _row_pieces
 from ._row_pieces import long_row_pieces, utf8_pieces
 
 __all__ = ["DocumentStore", "FilterError", "MAX_FILTER_VALUES", "MAX_ID_CHARS", "check_metadata", "check_filter",
@@ -78,6 +79,8 @@ def text_key(text):
     >>> len(text_key("refund policy")), text_key("refund policy") == text_key("refund policy ")
     (16, False)
     """
+    if len(text) <= _row_pieces.CHUNK:
+        return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
     h = hashlib.blake2b(digest_size=16)
     for piece in utf8_pieces(text):         # a long text's UTF-8 a piece at a time (._row_pieces)
         h.update(piece)
