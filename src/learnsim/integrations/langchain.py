@@ -68,6 +68,7 @@ _IGNORED_KWARGS = ("verbose",)
 
 # the options the constructor and invoke() both take, and their one check
 _CHECKS = {"k": check_k, "n_top": check_k, "explain": check_flag}
+_OWN_FIELDS = ("index", "client", "async_client", "k", "filter", "explain", "n_top")
 
 
 class LearnsimRetriever(BaseRetriever):
@@ -115,6 +116,18 @@ class LearnsimRetriever(BaseRetriever):
         for name, check in _CHECKS.items():
             if name in kwargs:
                 kwargs[name] = check(kwargs[name], name)
+        # pydantic's BaseRetriever ignores a field it does not have: search_kwargs={"k": 1} (the
+        # as_retriever idiom) or a misspelt top_k=1 searched with k=4 without a word
+        fields = getattr(type(self), "model_fields", None) or getattr(type(self), "__fields__", {})
+        unknown = sorted(set(kwargs) - set(fields))
+        if unknown:
+            hint = ""
+            if "search_kwargs" in unknown and isinstance(kwargs["search_kwargs"], dict):
+                given = ", ".join(f"{key}={value!r}" for key, value in kwargs["search_kwargs"].items())
+                hint = f" (give search_kwargs' options as arguments: LearnsimRetriever(..., {given}))"
+            raise TypeError(f"LearnsimRetriever got unexpected keyword arguments {unknown}{hint}: it takes "
+                            f"index, client, async_client, k, filter, explain, n_top (and LangChain's "
+                            f"{', '.join(sorted(set(fields) - set(_OWN_FIELDS)))})")
         super().__init__(index=source.index, client=source.client, async_client=source.async_client, **kwargs)
         check_k(self.k)
 
