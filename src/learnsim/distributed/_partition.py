@@ -227,9 +227,14 @@ def _distance_batch(seg, rows, k):
 # in merge_best: float32 products over a partition's rows differ from those over one index's
 # by rounding (~1e-7; a copy's distance to its original came back 0 in one and 1.5e-8 in the other)
 TIE_TOLERANCE = 1e-6
+# a distance model's values are tied on the scale of the squared distances (what its products
+# round on: |q|^2 + |x|^2 - 2 q.x), relative to the largest of them, by the rows' dtype. Its
+# rows are float64 by default: 1e-6 of the farthest candidate's distance tied two documents
+# 4e-5 apart at 111.8 (with k the whole collection) and gave the farther first
+DISTANCE_TIE_TOLERANCE = {"float32": 1e-6, "float64": 1e-12}
 
 
-def merge_best(parts, k):
+def merge_best(parts, k, distance=False, dtype="float32"):
     """Merge partial top-k lists (one list of (positions, values) per query each): the k best
     per query, ties to the lower global position, as learnsim.index merges its segments.
 
@@ -237,7 +242,9 @@ def merge_best(parts, k):
     products of a partition round differently from those of the one index over the same rows,
     and copies of a text came back in another order than ``Index.search`` gives them (there,
     the one product gives them one value, and the lower position first). Their values are
-    reported as computed, so within a tie they may be out of order by that much."""
+    reported as computed, so within a tie they may be out of order by that much. With
+    ``distance`` (values are minus the distances) the squared distances are compared, within
+    :data:`DISTANCE_TIE_TOLERANCE` of the rows' ``dtype`` of the largest."""
     out = []
     for per_query in zip(*parts):
         pos = np.concatenate([p for p, _ in per_query])
@@ -245,7 +252,11 @@ def merge_best(parts, k):
         order = np.lexsort((pos, -vals))
         if order.size > 1:
             ranked = vals[order]
-            tol = TIE_TOLERANCE * max(1.0, float(np.abs(ranked).max()))
+            if distance:
+                ranked = -np.square(ranked)          # minus the squared distances, still descending
+                tol = DISTANCE_TIE_TOLERANCE[dtype] * max(1.0, float(np.abs(ranked).max()))
+            else:
+                tol = TIE_TOLERANCE * max(1.0, float(np.abs(ranked).max()))
             tie = np.concatenate([[0], np.cumsum(ranked[:-1] - ranked[1:] > tol)])
             order = order[np.lexsort((pos[order], tie))]
         order = order[:k]

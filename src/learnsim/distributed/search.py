@@ -470,7 +470,8 @@ class DistributedIndex:
         m = {key: self.manifest.get(key) for key in ("kind", "n_features", "dense_dim")}
         parts = [dask.delayed(search_partition)(str(self.path), e, m, rows_d, depth)
                  for e in self.manifest["partitions"]]
-        found = compute(tree_reduce(parts, functools.partial(merge_best, k=depth), split_every), client)
+        merge = functools.partial(merge_best, k=depth, distance=self.kind == "distance", dtype=self.manifest["dtype"])
+        found = compute(tree_reduce(parts, merge, split_every), client)
         # a query with no word the model knows gets no hits, as Index.search gives it
         results = [[] if blank else self._hits(pos, vals) for (pos, vals), blank in zip(found, rows.blank())]
         if reranker is not None:
