@@ -210,7 +210,10 @@ class LearnsimRetriever(BaseRetriever):
         return await super().aretrieve(check_query_bundle(str_or_query_bundle, QueryBundle))
 
     def _options(self) -> tuple:
-        return self.similarity_top_k, self.filter, self.explain, self.n_top
+        # checked again here, by their names: LlamaIndex configures a retriever by setting them
+        # (retriever.similarity_top_k = 5), and a bad one set so was refused as "k must be ..."
+        return (check_k(self.similarity_top_k, "similarity_top_k"), self.filter, check_flag(self.explain, "explain"),
+                check_k(self.n_top, "n_top"))
 
     @staticmethod
     def _nodes(found: tuple) -> List[NodeWithScore]:
