@@ -77,3 +77,34 @@ def test_the_graph_does_not_grow_with_a_copy_per_partition(monkeypatch, params, 
     reference = distances(MinimumClusterDistortion(**params).fit(X, y) if exact else few)
     for fitted in (few, many):
         assert float(np.abs(distances(fitted) - reference).max() / reference.max()) < 1e-6
+
+
+def test_film_refreshes_send_their_map_once(monkeypatch):
+    """fit_film's refreshes (each an r x r map P and its scales) were pickled into every
+    partition's task, every refresh: 4 kB a partition here (r about 30; 720 kB at r = 300),
+    56 kB more at 16 partitions than at 2. Now its task tuple alone, a few hundred bytes."""
+    import learnsim.distributed._methods_film as film_module
+    from learnsim.distributed.methods import fit_film
+
+    X, y = _data(480, 2000)
+    sizes = {}
+    real = common._compute
+    for partitions in (2, 16):
+        found = sizes[partitions] = []
+
+        def measuring(*tasks):
+            graph = {}
+            for t in tasks:
+                graph.update(dict(t.__dask_graph__()))
+            # the partitions' states are the data (the same in all at any partition count)
+            found.append(sum(len(pickle.dumps(task, protocol=5)) for key, task in graph.items()
+                             if "anchor_state" not in str(key)))
+            return real(*tasks)
+
+        monkeypatch.setattr(film_module, "_compute", measuring)
+        with dask.config.set(scheduler="synchronous"):
+            fit_film(from_local(X, -(-X.shape[0] // partitions)), y, n_components=3, svd_rank=150,
+                     baseline_holdout=None, random_state=0, max_iter=3)
+    # the refreshes: every computation after the start's two (its SVD, the first active set)
+    refreshes = {n: max(found[2:]) for n, found in sizes.items()}
+    assert refreshes[16] - refreshes[2] < 14 * 1_000, refreshes

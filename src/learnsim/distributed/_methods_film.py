@@ -61,6 +61,10 @@ class _DistributedFilmObjective(FilmObjective):
     def _map(self, P, s):
         dask, _ = _dask()
         step = dask.delayed(_anchor_step, pure=True)
+        # the map P (r x r) and its scales are one key each, read by every partition's task, not
+        # a copy pickled into each (r^2 x 8 bytes a partition, every refresh)
+        if P is not None:
+            P, s = dask.delayed(P, pure=True), dask.delayed(s, pure=True)
         return _compute(*[step(st, P, s, self.margin, self.temperature) for st in self.states])
 
     def _reduce(self, parts):
