@@ -37,6 +37,8 @@ class _UsageExit(Exception):
 
 # where _StoreOnce keeps, during one parse, the value each option was given (removed after it)
 _GIVEN = "_learnsim_given_options"
+# where a parser keeps (itself, the words it did not take) for parse_args' message
+_EXTRAS = "_learnsim_unknown_words"
 
 
 # the metavars of the options (and positionals) that name a file or a folder
@@ -82,7 +84,23 @@ class _Parser(argparse.ArgumentParser):
         namespace, extras = super().parse_known_args(args, namespace)
         # (a command's parser runs on a namespace of its own, copied into the main one after)
         namespace.__dict__.pop(_GIVEN, None)
+        if extras:
+            # the innermost parser (the command's) parses first: the words it did not take are its own
+            namespace.__dict__.setdefault(_EXTRAS, (self, list(extras)))
         return namespace, extras
+
+    def parse_args(self, args=None, namespace=None):
+        namespace, extras = self.parse_known_args(args, namespace)
+        owner, theirs = namespace.__dict__.pop(_EXTRAS, (self, extras))
+        if extras:
+            # argparse reported them from the top ("learnsim: error: unrecognized arguments: --threshold
+            # 0.9 (see 'learnsim --help')"), naming neither the command nor the help that lists its options
+            if theirs != extras:
+                owner = self        # (some are the top level's: learnsim --bogus search ...)
+            from ._unknown_words import unknown_words_message
+
+            owner.error(unknown_words_message(owner, extras, namespace))
+        return namespace
 
     def _print_message(self, message, file=None):
         # argparse drops an error writing --help or --version ('learnsim --help >&-', '> /dev/full'
