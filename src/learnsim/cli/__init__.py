@@ -277,9 +277,15 @@ def main(argv=None):
     except OSError as exc:      # --help or --version could not be written (a closed stdout, a full disk)
         return _unwritten_help(exc)
     from ..exceptions import UndecodableBytesWarning   # (imports nothing: the readers load on first use)
+    from ._output_encoding import decode_text_arguments, escape_unencodable_stdout
 
     as_json = _wants_json(argv, args)
     prog = f"learnsim {args.command}"
+    try:
+        decode_text_arguments(args)
+    except UsageError as exc:
+        return _report_error(prog, str(exc), 2, as_json)
+    restore_stdout = escape_unencodable_stdout()
     from .._utils.embedding_home import set_default_embedding_folder
 
     old_folder = set_default_embedding_folder(*_embedding_folder(args))
@@ -317,6 +323,7 @@ def main(argv=None):
                 _drop_unwritable_stdout()
             return code
         finally:
+            restore_stdout()
             if encoding is not None:
                 set_default_encoding(old_encoding)
             set_enabled(old_progress)
