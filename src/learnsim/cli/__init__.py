@@ -158,6 +158,36 @@ def _stdout_to_devnull():
         pass
 
 
+def _stdout_failed(exc):
+    """Whether ``exc`` (an error of the system naming no file) is most likely stdout's: what stdout
+    still holds cannot be written, a write of nothing to it fails (/dev/full, a bad descriptor), or
+    its file system has no free block left. (A failed print drops what it was writing, so that a
+    flush after it succeeds: it alone could not tell.)"""
+    import errno
+    import os
+
+    if not isinstance(exc, OSError) or isinstance(exc, BrokenPipeError) or exc.filename is not None:
+        return False
+    try:
+        sys.stdout.flush()
+        fd = sys.stdout.fileno()
+    except (OSError, ValueError, AttributeError):
+        # no descriptor: a test's capture, or a closed stdout, whose error already says so
+        return False
+    try:
+        os.write(fd, b"")
+    except OSError:
+        return True
+    if exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)):
+        try:
+            space = os.fstatvfs(fd)
+        except (OSError, AttributeError):
+            return False
+        root = getattr(os, "geteuid", lambda: -1)() == 0       # (root may use the blocks kept for it)
+        return (space.f_bfree if root else space.f_bavail) == 0
+    return False
+
+
 def _drop_unwritable_stdout():
     """After an error of the operating system: :func:`_stdout_to_devnull` where stdout cannot
     take what it holds."""
@@ -314,6 +344,10 @@ def main(argv=None):
             return 0
         except Exception as exc:
             message = None if args.debug else _user_error_message(exc)
+            if message is not None and _stdout_failed(exc):
+                # 'No space left on device' alone, after fit had saved its model, did not say that the
+                # disk that was full is standard output's: said as --help > /dev/full says it
+                message = f"cannot write the output ({exc.strerror or exc})"
             if message is None:
                 if as_json:   # a bug: the traceback follows on stderr
                     print(json.dumps({"error": f"internal error: {type(exc).__name__}: {exc}", "exit_code": 1}))
