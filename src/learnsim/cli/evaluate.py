@@ -110,7 +110,7 @@ def register(commands):
                         help="labelled documents (.tsv, .txt, .csv with a header label,text, or .jsonl), or "
                              "with --links documents with ids")
     source.add_argument("--pairs", metavar="FILE", help="labelled pairs (layouts above)")
-    source.add_argument("--queries", metavar="FILE", help="queries with ids (layouts below), judged in --qrels")
+    source.add_argument("--queries", metavar="FILE", help="queries with ids (layouts above), judged in --qrels")
     source.add_argument("--run", metavar="FILE", help="a TREC run file to measure against --qrels")
     source.add_argument("--beir", metavar="DIR", default=None,
                         help="a BEIR folder: --queries DIR/queries.jsonl, --qrels DIR/qrels/SPLIT.tsv, --corpus "

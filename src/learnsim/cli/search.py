@@ -74,7 +74,7 @@ def register(commands):
                         help=f"number of hits per query (default: 10; with --run {RUN_DEPTH})")
     search.add_argument("--run", metavar="FILE", default=None,
                         help="write a TREC run file (qid Q0 docid rank score tag) of the --queries, whose "
-                             "records have ids (layouts below)")
+                             "records have ids (layouts above)")
     search.add_argument("--run-tag", metavar="TAG", default=None,
                         help="--run: the run's name, the last field of each line (default: learnsim)")
     search.add_argument("--json", action="store_true",
