@@ -415,6 +415,14 @@ def refuse_stdin(path):
                          "layout: .jsonl, .tsv, .csv, .txt, .parquet)")
 
 
+def refuse_dash(path, option):
+    """A UsageError for ``option -``: --qrels and evaluate's --run said "qrels: '-' does not exist",
+    index delete --ids "cannot read it (No such file or directory)", where --corpus and --links say
+    that '-' is not standard input."""
+    if path is not None and str(path) == "-":
+        raise UsageError(f"{option} -: give a file name; '-' is not standard input here")
+
+
 def check_input_file(path, option):
     """Refuse, before any reading, an input file of ``option`` that cannot be read: '-', a missing
     path, a folder. The plain-text supervision files (--links, --triplets, --clicks) were opened
@@ -881,7 +889,9 @@ def note_unused_fields(docs, path, uses_metadata=True):
         names += [k for k in dict.fromkeys(k for meta in docs.metadata if isinstance(meta, dict)
                                            for k, v in meta.items() if v not in (None, "", {}, []))
                   if k not in names]
-    _note_unused(names, path, f"the id, the title, the text{', the label' if docs.labels is not None else ''}"
+    # a label read into the metadata of a command that has no use for it is named unused, not used too
+    label = docs.labels is not None and "label" not in names
+    _note_unused(names, path, f"the id, the title, the text{', the label' if label else ''}"
                               f"{' and the metadata' if uses_metadata else ''}")
 
 

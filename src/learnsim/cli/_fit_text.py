@@ -27,8 +27,9 @@ def read_supervision(args, summary):
                                  "below an unclicked one)")
             texts, pairs, documents, counts = judgements_of(queries, qrels, list(zip(ids, doc_texts)))
         else:
-            from ._common import read_id_texts
+            from ._common import read_id_texts, refuse_dash
 
+            refuse_dash(args.qrels, "--qrels")
             queries = dict(zip(*read_id_texts(args.queries, "queries", args.encoding_errors, args.quoting)))
             # read once the qrels are: a pair judged twice is named before a long corpus is read
             def corpus():

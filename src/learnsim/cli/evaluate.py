@@ -8,7 +8,7 @@ import numpy as np
 from pathlib import Path
 
 from ._common import (_add_analysis, _add_encoding_errors, _add_quoting, _examples, _fmt, _formatter, _load_pipeline, MEASURE_TITLES, _note,
-                      _positive_int, _print_json, QUERY_LAYOUTS, _read_clusters, read_documents, read_id_texts,
+                      _positive_int, _print_json, QUERY_LAYOUTS, _read_clusters, read_documents, read_id_texts, refuse_dash,
                       RETRIEVAL_MEASURES, _table, UsageError, _vectorize, _warn_empty_rows)
 from ._seen import seen_in_training
 from .._utils.inputs import short_repr
@@ -584,6 +584,8 @@ def _evaluate_runs(args):
     if args.qrels is None:
         raise UsageError(f"{'--queries' if args.queries is not None else '--run'} needs --qrels FILE, the "
                          "relevance judgments")
+    refuse_dash(args.run, "--run")
+    refuse_dash(args.qrels, "--qrels")
     if args.links is not None or args.columns is not None:
         raise UsageError("--links and --columns go with --input and --pairs")
     args.measures = _run_measures(args.measures)

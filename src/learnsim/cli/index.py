@@ -5,7 +5,8 @@ import textwrap
 from pathlib import Path
 
 from ._common import (_add_encoding, _add_encoding_errors, _add_quoting, _check_output_dir, _examples, _formatter, _note, _print_json, _table, UsageError,
-                      ENCODER_HELP, add_encoder_backend, check_encoder_backend, load_encoder_option, make_parent_folders)
+                      ENCODER_HELP, add_encoder_backend, check_encoder_backend, load_encoder_option, make_parent_folders,
+                      refuse_dash)
 
 CORPUS_LAYOUTS = """\
 corpus layouts:
@@ -446,6 +447,7 @@ def _change(args, index):
     if action == "delete":
         ids = list(args.ids or [])
         if args.ids_file:
+            refuse_dash(args.ids_file, "--ids")
             from ..datasets import decoded_lines
             from ..exceptions import DocumentFormatError
 
