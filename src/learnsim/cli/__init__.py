@@ -311,6 +311,8 @@ def main(argv=None):
 
     as_json = _wants_json(argv, args)
     prog = f"learnsim {args.command}"
+    if args.command == "index" and isinstance(getattr(args, "action", None), str):
+        prog += f" {args.action}"       # as argparse names the action's parser ('learnsim index add')
     try:
         decode_text_arguments(args)
     except UsageError as exc:
