@@ -53,3 +53,13 @@ def test_the_unused_label_is_not_also_said_to_be_used(files, method, extra):
                             *[str(files / e) if e.endswith(".tsv") else e for e in extra]])
     note = next(line for line in err.splitlines() if "read but not used" in line)
     assert '"label"' in note and "the label" not in note.split("this command uses", 1)[1]
+
+
+@pytest.mark.parametrize("command", [["fit", "--method", "film", "--model", "{f}/m.npz"], ["fit", "--model", "{f}/m.npz"]])
+def test_a_pairs_file_of_unknown_type_gets_advice_the_command_line_can_follow(files, command):
+    """'pp.dat: unknown file type '.dat'; use .tsv, ... or pass format='tsv'': format= is the Python
+    reader's argument, no option of any command."""
+    (files / "pp.dat").write_text("1\ta b\ta c\n", encoding="utf-8")
+    code, _, err = run_cli([a.format(f=files) for a in command] + ["--pairs", files / "pp.dat"])
+    assert code == 2 and err.count("\n") == 1
+    assert "unknown file type '.dat'" in err and "format=" not in err and ".tsv" in err

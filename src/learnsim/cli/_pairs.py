@@ -61,8 +61,17 @@ def read_pairs_either(path, **kwargs):
     numbers is graded (a ``score`` column, named by a header or in --columns, is graded): the
     rule of ``learnsim.fit`` (:func:`learnsim._inputs.read_pairs_either`)."""
     from .. import _inputs
+    from ..exceptions import DocumentFormatError
 
-    return _inputs.read_pairs_either(path, **kwargs)
+    try:
+        return _inputs.read_pairs_either(path, **kwargs)
+    except DocumentFormatError as exc:
+        # the reader's advice "or pass format='tsv'" is its Python argument, no option of a command
+        text = str(exc)
+        if "unknown file type" not in text or ", or pass format=" not in text:
+            raise
+        raise UsageError(text.split(", or pass format=")[0] + " (the extension tells the layout: rename the file, "
+                         "or copy it to one so named)") from None
 
 
 def read_text_pairs(path, *, columns=None, encoding_errors="replace", need_labels=False, quoting="auto",
