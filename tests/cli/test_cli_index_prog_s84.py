@@ -12,3 +12,13 @@ def test_an_index_action_error_names_the_action(tmp_path):
                          "--out", tmp_path / "idx"], "learnsim index build")):
         code, _, err = run_cli(args)
         assert code == 2 and err.count("\n") == 1 and err.startswith(f"{prog}: error: "), err
+
+
+def test_serve_names_a_missing_index_as_search_does(tmp_path):
+    """'learnsim serve nosuch' said "nosuch holds no learnsim index (no manifest.json)" where search,
+    dedupe and index info say that it does not exist; a file, that it is not a directory."""
+    (tmp_path / "docs.jsonl").write_text('{"id": "a", "text": "b"}\n', encoding="utf-8")
+    for path, words in ((tmp_path / "nosuch", "does not exist"), (tmp_path / "docs.jsonl", "is not a directory")):
+        code, _, err = run_cli(["serve", path, "--port", "0"])
+        assert code == 2 and err.count("\n") == 1
+        assert err.startswith(f"learnsim serve: error: {path} {words} (build an index with 'learnsim index build')")

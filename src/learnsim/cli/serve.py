@@ -173,6 +173,13 @@ def _check_analyser(index):
 
 def run(args):
     """Serve ``args.index`` until interrupted; returns the exit status."""
+    # as search and index info say it (the service's own open said "holds no learnsim index (no
+    # manifest.json)" of a path that is not there), before the options are weighed
+    folder = Path(args.index)
+    if not folder.exists():
+        raise UsageError(f"{folder} does not exist (build an index with 'learnsim index build')")
+    if not folder.is_dir():
+        raise UsageError(f"{folder} is not a directory (build an index with 'learnsim index build')")
     api_key = None
     if args.api_key_env is not None:
         api_key = os.environ.get(args.api_key_env)
