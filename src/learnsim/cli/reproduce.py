@@ -34,11 +34,11 @@ def register(commands):
                          "LEARNSIM_DATA=/data/corpora learnsim reproduce mochihashi"))
     reproduce.add_argument("name", metavar="NAME", choices=names, help=f"the experiment: {', '.join(names)}")
     reproduce.add_argument("--quick", action="store_true", help="a smaller, faster version of every experiment")
-    reproduce.add_argument("--out", metavar="DIR", default=None, help="output folder")
+    reproduce.add_argument("--out", metavar="DIR", default=None, help="output folder (default: ./learnsim-reproduce-NAME)")
     reproduce.add_argument("--json", metavar="PATH", default=None, dest="json_path",
                            help="also write the result records to this JSON file")
     reproduce.add_argument("--data-dir", metavar="DIR", default=None,
-                           help="folder holding the corpora (default: $LEARNSIM_DATA)")
+                           help="folder holding the corpora (default: $LEARNSIM_DATA, else ../shared/data)")
     reproduce.add_argument("--encoder", metavar="MODEL_DIR", default=None,
                            help="film only: a local sentence-transformers model folder; adds the dense-encoder "
                                 "rows (the paper's FILM-BERT). Needs pip install learnsim[dense]")
@@ -60,9 +60,12 @@ def run(args):
     run = getattr(reproduce, "run", None)
     if run is None:
         raise UsageError("this installation of learnsim has no reproduction runner (learnsim.reproduce.run)")
-    if args.out is not None:
-        _check_output_dir(args.out, "--out")
-        _outside_data(args.out, "--out", data)
+    if args.out is None:
+        # learnsim.reproduce.run's default, named here so that it is checked before the experiments
+        # run and said at the end (the last line named no folder)
+        args.out = f"learnsim-reproduce-{args.name}"
+    _check_output_dir(args.out, "--out")
+    _outside_data(args.out, "--out", data)
     if args.json_path is not None:
         _check_output_file(args.json_path, "--json")
         # the corpora are the command's input: --json DATA/README.md replaced it
@@ -79,7 +82,7 @@ def run(args):
                   data_dir=args.data_dir, **options)
     n = len(results) if hasattr(results, "__len__") else None
     print(f"learnsim reproduce {args.name}: done" + (f", {n} result records" if n is not None else "")
-          + (f" in {args.out}" if args.out else "") + ".")
+          + f" in {args.out}.")
     return 0
 
 
