@@ -37,6 +37,27 @@ def _index_of_search(argv):
 def run(argv=None):
     """Read ahead where the command is a search of an index, then run it (:func:`learnsim.cli.run`)."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return _run(argv)
+    except KeyboardInterrupt:
+        # Ctrl-C while the command's modules load (its first 0.2-0.5 s, before learnsim.cli.main
+        # catches it): a traceback ending in KeyboardInterrupt; said as main says it later
+        return _interrupted(argv)
+
+
+def _interrupted(argv):
+    import json
+
+    try:
+        print("learnsim: error: interrupted", file=sys.stderr)
+        if "--json" in argv and "reproduce" not in argv:     # (as learnsim.cli's _wants_json reads it)
+            print(json.dumps({"error": "interrupted", "exit_code": 130}))
+    except (OSError, ValueError, AttributeError):
+        pass
+    return 130
+
+
+def _run(argv):
     folder = _index_of_search(argv)
     if folder:
         from ._utils import prefetch
