@@ -63,3 +63,18 @@ def test_a_pairs_file_of_unknown_type_gets_advice_the_command_line_can_follow(fi
     code, _, err = run_cli([a.format(f=files) for a in command] + ["--pairs", files / "pp.dat"])
     assert code == 2 and err.count("\n") == 1
     assert "unknown file type '.dat'" in err and "format=" not in err and ".tsv" in err
+
+
+@pytest.mark.parametrize("item", ["label>", "label=", "label!=", "label<=  ", "year>="])
+def test_a_filter_without_a_value_is_refused(files, item):
+    """--filter "year>$YEAR" with YEAR unset ('year>') compared with the empty string, exit 0: every
+    document with a year passed 'label>', none passed 'label=' (an unset variable, as --out "$OUT"
+    is refused)."""
+    code, _, err = run_cli(["search", "--index", files / "idx", "--query", "alpha", "--filter", item])
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err
+    assert "no value after" in err and "'\"\"'" in err
+
+
+def test_the_empty_string_given_as_json_still_filters(files):
+    code, out, err = run_cli(["search", "--index", files / "idx", "--query", "alpha", "--filter", 'label=""'])
+    assert code == 0, err

@@ -163,6 +163,11 @@ def parse_filter(items):
             raise UsageError(f"--filter expects FIELD=VALUE (or !=, >, >=, <, <=, or a JSON filter object); "
                              f"got {item!r}")
         value = item[at + len(op):]
+        if not value.strip():
+            # "year>$YEAR" with YEAR unset compared with the empty string and exited 0 (every document
+            # with a year passed year>, none year=), as --out "$OUT" is refused
+            raise UsageError(f"--filter {item!r}: no value after '{op}' (an unset shell variable?); to compare with "
+                             f"the empty string, give it as JSON: {field}{op}'\"\"'")
         try:
             parsed = loads(value)
         except ValueError:      # not JSON (or too deep, or a key twice: not a scalar either)
