@@ -22,3 +22,18 @@ def test_serve_names_a_missing_index_as_search_does(tmp_path):
         code, _, err = run_cli(["serve", path, "--port", "0"])
         assert code == 2 and err.count("\n") == 1
         assert err.startswith(f"learnsim serve: error: {path} {words} (build an index with 'learnsim index build')")
+
+
+def test_ann_min_rows_is_checked_as_an_option_and_its_default_said():
+    """--ann-min-rows 10abc said "invalid int value: '10abc'", -5 "ann['min_rows'] must be a positive
+    integer" (the Python argument, not the option); its help said "default: the index's
+    ANN_MIN_ROWS", a name no user can look up."""
+    from learnsim.index._ann import ANN_MIN_ROWS
+
+    code, out, _ = run_cli(["index", "build", "--help"])
+    assert code == 0 and f"(default: {ANN_MIN_ROWS:,})" in " ".join(out.split())
+    for bad in ("10abc", "-5", "0"):
+        code, _, err = run_cli(["index", "build", "--model", "m.npz", "--corpus", "c.jsonl", "--out", "idx",
+                                "--ann-min-rows", bad])
+        assert code == 2 and err.count("\n") == 1
+        assert f"argument --ann-min-rows: expected a positive integer, got '{bad}'" in err

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from ._common import (_add_encoding, _add_encoding_errors, _add_quoting, _check_output_dir, _examples, _formatter, _note, _print_json, _table, UsageError,
                       ENCODER_HELP, add_encoder_backend, check_encoder_backend, load_encoder_option, make_parent_folders,
-                      refuse_dash)
+                      refuse_dash, _positive_int)
 
 CORPUS_LAYOUTS = """\
 corpus layouts:
@@ -84,8 +84,10 @@ def register(commands):
                        help="approximate search of the large segments of dense rows (FILM, dense distance "
                             "models): 'auto' takes faiss IVF, else faiss HNSW, else usearch, when "
                             "installed (pip install learnsim[ann]), its recall@10 checked at build; 'exact' never (default: %(default)s)")
-    build.add_argument("--ann-min-rows", type=int, metavar="N",
-                       help="segments of fewer rows are searched exactly (default: the index's ANN_MIN_ROWS)")
+    # (learnsim.index._ann.ANN_MIN_ROWS, written out: importing the index package for it would take
+    # a second of every command's start; tests/cli/test_cli_index_prog_s84.py compares them)
+    build.add_argument("--ann-min-rows", type=_positive_int, metavar="N",
+                       help="segments of fewer rows are searched exactly (default: 50,000)")
     _add_encoding_errors(build)
     _add_quoting(build)
 
