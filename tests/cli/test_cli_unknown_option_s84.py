@@ -51,3 +51,16 @@ def test_a_top_level_unknown_option_keeps_the_top_level_help():
     line = _one_line(["--bogus", "search", "--index", "idx", "--query", "x"])
     assert line.startswith("learnsim: error: unrecognized arguments: --bogus")
     assert "(see 'learnsim --help')" in line
+
+
+@pytest.mark.parametrize("args, near", [(["serach", "--index", "idx", "--query", "x"], "search"),
+                                        (["index", "biuld", "--model", "m.npz"], "build"),
+                                        (["fit", "--method", "flim", "--input", "a.tsv", "--model", "m.npz"], "film")])
+def test_a_misspelt_choice_is_offered_the_near_one(args, near):
+    line = _one_line(args)
+    assert "invalid choice" in line and f"did you mean '{near}'?" in line
+
+
+def test_a_choice_near_nothing_gets_no_guess():
+    line = _one_line(["zzzz"])
+    assert "invalid choice: 'zzzz'" in line and "did you mean" not in line

@@ -115,6 +115,14 @@ class _Parser(argparse.ArgumentParser):
         if found:
             # argparse reads a value that starts with '-' (an id "-x", a query "-foo") as an option
             message += f" (a value that starts with '-' is given as {found.group(1).split('/')[-1]}=VALUE)"
+        found = re.fullmatch(r"argument [^:]+: invalid choice: '(.*)' \(choose from (.*)\)", message, re.S)
+        if found:
+            # 'learnsim serach': the command (or method, action) meant, as git offers one
+            import difflib
+
+            near = difflib.get_close_matches(found.group(1), re.findall(r"'([^']*)'", found.group(2)), n=1, cutoff=0.6)
+            if near:
+                message += f" (did you mean '{near[0]}'?)"
         raise _UsageExit(self.prog, f"{message} (see '{self.prog} --help')")
 
 
