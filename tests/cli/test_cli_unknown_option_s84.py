@@ -64,3 +64,8 @@ def test_a_misspelt_choice_is_offered_the_near_one(args, near):
 def test_a_choice_near_nothing_gets_no_guess():
     line = _one_line(["zzzz"])
     assert "invalid choice: 'zzzz'" in line and "did you mean" not in line
+
+
+def test_debug_after_the_command_says_where_it_goes():
+    line = _one_line(["search", "--index", "idx", "--query", "x", "--debug"])
+    assert "unrecognized arguments: --debug" in line and "'learnsim --debug search ...'" in line

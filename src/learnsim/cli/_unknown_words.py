@@ -23,6 +23,9 @@ def _hint(parser, words, namespace):
         if not word.startswith("--"):
             continue
         name = word.split("=", 1)[0]
+        if name == "--debug" and parser.prog.startswith("learnsim "):
+            # an option of learnsim itself, not of its commands (--progress is both)
+            return f"--debug goes before the command: 'learnsim --debug {parser.prog.split(' ', 1)[1]} ...'"
         taken = next((a for a in positionals if name == f"--{a.dest}"), None)
         if taken is not None:
             # serve, index info, feedback stats take the index as DIR, where search takes --index DIR
