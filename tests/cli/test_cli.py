@@ -324,7 +324,9 @@ def test_reproduce_dispatches_arguments(monkeypatch, tmp_path):
     calls.clear()
     assert run_cli(["reproduce", "mochihashi"])[0] == 0
     # no --data-dir: None, so that learnsim.datasets.find_data_dir falls back to $LEARNSIM_DATA
-    assert calls == [("mochihashi", {"quick": False, "out_dir": None, "json_path": None, "data_dir": None})]
+    # no --out: the runner's default folder, named by the command (checked first, said at the end)
+    assert calls == [("mochihashi", {"quick": False, "out_dir": "learnsim-reproduce-mochihashi", "json_path": None,
+                                     "data_dir": None})]
 
 
 def test_reproduce_film_passes_the_encoder_folder(monkeypatch, tmp_path):
