@@ -28,3 +28,15 @@ def test_the_default_folder_is_named_and_checked_first(tmp_path, monkeypatch):
     code, _, err = run_cli(["reproduce", "film", "--quick"])
     assert code == 2 and err.count("\n") == 1 and "learnsim-reproduce-film is a file, not a folder" in err
     assert calls == ["learnsim-reproduce-mochihashi"]         # refused before any experiment ran
+
+
+def test_a_folder_given_for_an_output_file_is_offered_a_name_of_its_kind(tmp_path):
+    """'reproduce mochihashi --json adir' suggested 'adir/out.txt' for a JSON file, and 'search
+    --run adir' the same for a run."""
+    folder = tmp_path / "adir"
+    folder.mkdir()
+    for args, name in ((["reproduce", "mochihashi", "--json", folder, "--data-dir", tmp_path], "records.json"),
+                       (["cluster", "--index", tmp_path / "idx", "--k", "2", "--out", folder], "clusters.tsv")):
+        code, _, err = run_cli(args)
+        assert code == 2 and err.count("\n") == 1 and "is a folder" in err, err
+        assert f"such as {folder / name}" in err

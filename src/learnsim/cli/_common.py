@@ -623,7 +623,7 @@ def _add_quoting(parser):
                              "(but the Quora files) and csv for .csv (but the STS Benchmark files)")
 
 
-def _check_output_file(path, option, inputs=()):
+def _check_output_file(path, option, inputs=(), example=None):
     """Refuse, before any work, an output file that cannot be written: a folder, a missing or
     unwritable parent folder (never created silently), a read-only file; and one that is an input
     of the command (``inputs``: its files and folders, None left out) or lies inside an input
@@ -663,9 +663,10 @@ def _check_output_file(path, option, inputs=()):
         raise UsageError(f"{option} {path} is inside the learnsim index {index}: writing there would damage it; "
                          "give a file outside it")
     if path.is_dir():
-        # a run, a cluster or click export is no model: "such as model.npz" misled there
+        # a run, a cluster or click export is no model: "such as model.npz" misled there; ``example``:
+        # a name of the file's kind (--json adir was offered adir/out.txt)
         raise UsageError(f"{option} {path} is a folder; give a file name"
-                         + (" such as model.npz" if option == "--model" else f" such as {path / 'out.txt'}"))
+                         + (" such as model.npz" if option == "--model" else f" such as {path / (example or 'out.txt')}"))
     if path.exists() and (not path.is_file() or is_stdout(path)):
         # a device or a pipe (/dev/stdout, /dev/null, a FIFO) is written as it is, never replaced:
         # its folder need not be writable (/dev is not, but to root), the path itself must

@@ -39,7 +39,7 @@ def run(args):
     from .dedupe import write_table
     from .index import open_index
 
-    out = _check_output_file(args.out, "--out", inputs=[args.index]) if args.out else None
+    out = _check_output_file(args.out, "--out", inputs=[args.index], example="clusters.tsv") if args.out else None
     index = open_index(args.index)
     if args.distance_threshold is not None and not 0 < args.distance_threshold < math.inf:   # NaN too
         raise UsageError(f"--distance-threshold must be a positive finite number; got {args.distance_threshold}")

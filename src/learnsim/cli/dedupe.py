@@ -62,7 +62,7 @@ def write_table(path, header, rows, exact=()):
 def run(args):
     from .index import open_index, require_duplicate_rule
 
-    out = _check_output_file(args.out, "--out", inputs=[args.index]) if args.out else None
+    out = _check_output_file(args.out, "--out", inputs=[args.index], example="duplicates.tsv") if args.out else None
     index = open_index(args.index)
     require_duplicate_rule(index)
     if getattr(index.pipeline.match_rule, "graded", False):

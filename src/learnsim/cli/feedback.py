@@ -133,7 +133,7 @@ def _check_export_out(out, log_path):
     inputs = [log_file.with_name(log_file.name + tail) for tail in ("", "-wal", "-shm", "-journal")]
     if (log_file.parent / "manifest.json").exists():
         inputs.append(log_file.parent)
-    return _check_output_file(out, "--out", inputs=inputs)
+    return _check_output_file(out, "--out", inputs=inputs, example="log.jsonl")
 
 
 def logged_clicks(directory):

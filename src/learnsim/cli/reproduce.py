@@ -67,7 +67,7 @@ def run(args):
     _check_output_dir(args.out, "--out")
     _outside_data(args.out, "--out", data)
     if args.json_path is not None:
-        _check_output_file(args.json_path, "--json")
+        _check_output_file(args.json_path, "--json", example="records.json")
         # the corpora are the command's input: --json DATA/README.md replaced it
         _outside_data(args.json_path, "--json", data)
     options = {}

@@ -423,7 +423,7 @@ def _write_run(args):
     if not args.run_tag or any(c.isspace() for c in args.run_tag):
         raise UsageError(f"--run-tag {args.run_tag!r}: a tag is one word (a run file separates its fields by blanks)")
     out = _check_output_file(args.run, "--run", inputs=[args.queries, args.index, getattr(args, "corpus", None),
-                                                         getattr(args, "model", None)])
+                                                         getattr(args, "model", None)], example="run.txt")
     query_ids, queries = read_id_texts(args.queries, "queries", args.encoding_errors, args.quoting)
     if args.index is not None:
         from .index import open_index
