@@ -23,6 +23,7 @@ def register(commands):
               --method film       FILM, a low-rank map, from clusters or pairs (default for --pairs)
               --method linklearn  a term weighting learned from hyperlinks
               --method relative   a weighted metric from relative comparisons or clicks
+              --method adapter    a linear map of the query's --encoder embedding, from --qrels or --pairs
 
             input layouts, one example line each (.tsv: TAB-separated; a header line is skipped):
               labelled documents (--input; mcd, film): label<TAB>text (text<TAB>label under
