@@ -81,9 +81,13 @@ def build_parser(argv=None):
         if wanted is not None and module is not wanted:
             continue            # a parse of another command never reads its parser
         sub = module.register(commands)
-        sub.add_argument("--progress", action=argparse.BooleanOptionalAction, default=argparse.SUPPRESS,
-                         help="progress on stderr: bars on a terminal, else lines (default: lines only for "
-                              "work that lasts; LEARNSIM_PROGRESS=1|0)")
+        # and on each action of a command that has them (index build, feedback stats, ...): a
+        # flag after the action is read by the action's parser alone
+        nested = [a for a in sub._actions if isinstance(a, argparse._SubParsersAction)]
+        for each in [sub] + [p for a in nested for p in a.choices.values()]:
+            each.add_argument("--progress", action=argparse.BooleanOptionalAction, default=argparse.SUPPRESS,
+                              help="progress on stderr: bars on a terminal, else lines (default: lines only "
+                                   "for work that lasts; LEARNSIM_PROGRESS=1|0)")
     return parser
 
 
