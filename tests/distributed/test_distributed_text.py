@@ -239,3 +239,12 @@ def test_japanese_and_chinese_are_cut_on_the_workers_as_in_one_process(client, p
     np.testing.assert_allclose(hashed.transform(CJK[:8]).toarray(), single.transform(CJK[:8]).toarray(), rtol=0, atol=0)
     # a sentence is its bigrams (or words), not one term
     assert single.transform(["東京の天気"]).nnz >= 2
+
+
+def test_a_whole_dask_dataframe_is_refused_naming_its_text_columns():
+    # a user passes the frame where its text column is meant: the error names the columns to pick
+    dd = pytest.importorskip("dask.dataframe")
+    pd = pytest.importorskip("pandas")
+    frame = dd.from_pandas(pd.DataFrame({"id": ["a", "b"], "text": ["one text", "another text"]}), npartitions=1)
+    with pytest.raises(TypeError, match=r"Dask dataframe.*frame\['text'\]"):
+        fit_vectorizer(frame)

@@ -37,6 +37,12 @@ def as_bag(texts, name="texts"):
     if isinstance(texts, (str, bytes)):
         raise TypeError(f"{name} must be a dask.bag.Bag of str, not a single {type(texts).__name__}")
     hint = " (make one with dask.bag.from_sequence(texts, npartitions=...))" if isinstance(texts, (list, tuple)) else ""
+    if module.startswith("dask") and type(texts).__name__ == "DataFrame":
+        # the whole frame where its text column is meant: name the columns that hold text
+        columns = [str(c) for c, kind in getattr(texts, "dtypes", {}).items()
+                   if str(kind) in ("object", "string") or str(kind).startswith("string")]
+        picks = " or ".join(f"frame[{c!r}]" for c in columns[:3]) or "frame['<column>']"
+        hint = f" (a whole Dask dataframe: give its text column, {picks})"
     raise TypeError(f"{name} must be a dask.bag.Bag of str or a Dask dataframe column; "
                     f"got {type(texts).__name__}{hint}")
 
