@@ -117,7 +117,8 @@ class ProbeScores:
             block = list(texts[start:start + step])
             scores = baselines.lexical_blocks(block)
             scores.update({name: np.asarray(S, dtype=np.float64) for name, S in learned(block).items()})
-            tops = [np.argpartition(-S, depth - 1, axis=1)[:, :depth] for S in scores.values()]
+            # copies: a slice kept each base's whole block of indices alive (SearchBaselines.pool)
+            tops = [np.argpartition(-S, depth - 1, axis=1)[:, :depth].copy() for S in scores.values()]
             for i in range(len(block)):
                 cols = np.unique(np.concatenate([t[i] for t in tops]))
                 pools.append(cols)

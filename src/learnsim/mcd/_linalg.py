@@ -177,12 +177,33 @@ def _project(X, factor, active):
     return np.asarray(out)
 
 
-def _bilinear_sq_dist(sq_a, sq_b, G, PA, PB, weights, beta):
-    """d^2(a, b) = beta * |a - b|^2 + sum_k (w_k - beta) * (v_k . (a - b))^2, all pairs."""
+def _bilinear_sq_dist(sq_a, sq_b, G, PA, PB, weights, beta, overwrite_g=False, qb=None):
+    """d^2(a, b) = beta * |a - b|^2 + sum_k (w_k - beta) * (v_k . (a - b))^2, all pairs.
+
+    ``overwrite_g``: G (the caller's own) is taken as a work block, and each step is made in
+    place in the same order as the plain expressions: the same values with three blocks of
+    len(A) x len(B) alive instead of six (the held-out search check scores 139 queries x 30,000
+    documents a block, 33 MB each). ``qb``: (PB * PB) @ (weights - beta), where the caller keeps
+    it for many blocks of A."""
     c = weights - beta
-    D2 = beta * (sq_a[:, None] + sq_b[None, :] - 2.0 * G) if beta else np.zeros(G.shape)
+    if beta:
+        D2 = sq_a[:, None] + sq_b[None, :]
+        if overwrite_g:
+            D2 -= np.multiply(G, 2.0, out=G)
+            D2 *= beta
+        else:
+            D2 = beta * (D2 - 2.0 * G)
+    else:
+        D2 = np.zeros(G.shape)
     if c.size:
         qa = (PA * PA) @ c
-        qb = (PB * PB) @ c
-        D2 += qa[:, None] + qb[None, :] - 2.0 * (PA * c) @ PB.T
-    return np.maximum(D2, 0.0)
+        qb = (PB * PB) @ c if qb is None else qb
+        if overwrite_g and beta:
+            # G is no longer needed: it holds qa + qb - 2 (PA c) PB^T, summed as below
+            U = np.add(qa[:, None], qb[None, :], out=G)
+            M = 2.0 * (PA * c) @ PB.T
+            D2 += np.subtract(U, M, out=U)
+            del M
+        else:
+            D2 += qa[:, None] + qb[None, :] - 2.0 * (PA * c) @ PB.T
+    return np.maximum(D2, 0.0, out=D2)

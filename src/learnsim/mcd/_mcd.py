@@ -833,8 +833,9 @@ class MinimumClusterDistortion(ClassNamePrefixFeaturesOutMixin, MetricMixin, Tra
     def _pairwise_sq_distances(self, A, B):
         PA = _project(A, self.factor_, self.active_features_)
         PB = _project(B, self.factor_, self.active_features_)
+        # _dense_dot's block is this call's own: a work block (_bilinear_sq_dist)
         return _bilinear_sq_dist(_row_sq_norms(A), _row_sq_norms(B), _dense_dot(A, B), PA, PB,
-                                 self.weights_, self.residual_weight_)
+                                 self.weights_, self.residual_weight_, overwrite_g=True)
 
     def _paired_sq_distances(self, A, B):
         diff = A - B

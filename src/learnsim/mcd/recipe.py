@@ -17,6 +17,7 @@ from .._cluster_weights import weighted_labels
 from .._fit_common import Fitted, option_name as _flag, report_dict as _report, vectorize
 from .._utils.progress import stage
 from ..baseline._said import replay
+from ._scoring import minus_distances_to
 
 __all__ = ["MCD_WEIGHTINGS", "mcd_settings", "fit_mcd", "cluster_search_learner"]
 
@@ -128,7 +129,8 @@ def cluster_search_learner(o, texts, settings, fitted, X):
             probe = MinimumClusterDistortion(**fixed, baseline_holdout=None, random_state=o.random_state)
             with stage("mcd: learning the metric on the training clusters"):
                 probe.fit(X, weighted_labels(o, train_labels))
-            return lambda q: -np.asarray(probe.pairwise_distances(X[q], X), dtype=np.float64)
+            to_all = minus_distances_to(probe, X)
+            return lambda q: to_all(X[q])
         return learn_fixed
     from ..text.encoders import encode
 
@@ -139,7 +141,8 @@ def cluster_search_learner(o, texts, settings, fitted, X):
         vectorizer, metric = probe.parts["vectorizer"], probe.parts["metric"]
         Xp = vectorizer.transform(texts) if o.encoder is None else encode(o.encoder, texts)
         Xp = Xp.astype(np.float64) if Xp.dtype != np.float64 else Xp
-        return lambda q: -np.asarray(metric.pairwise_distances(Xp[q], Xp), dtype=np.float64)
+        to_all = minus_distances_to(metric, Xp)
+        return lambda q: to_all(Xp[q])
     return learn
 
 
@@ -196,13 +199,15 @@ def search_learner(o, settings, X, P, labels, texts=None, vectorizer=None):
             Xp = vec.transform(texts)
             Xp = Xp.astype(np.float64) if Xp.dtype != np.float64 else Xp
         documents = baselines.documents
+        # the documents' side once, for every block of queries and plain queries (._scoring)
+        to_documents = minus_distances_to(metric, Xp[documents])
 
         def minus_distance(q):
-            return -np.asarray(metric.pairwise_distances(Xp[q], Xp[documents]), dtype=np.float64)
+            return to_documents(Xp[q])
 
         def new_texts(block):
             Z = vec.transform(list(block))
             Z = Z.astype(np.float64) if Z.dtype != np.float64 else Z
-            return {"mcd": -np.asarray(metric.pairwise_distances(Z, Xp[documents]), dtype=np.float64)}
+            return {"mcd": to_documents(Z)}
         return {"mcd": minus_distance}, [{"mcd": 1.0}], (None if vec is None else new_texts)
     return learn
