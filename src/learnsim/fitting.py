@@ -306,15 +306,19 @@ def fit_film(o, texts, labels, pairs, summary, note=_quiet, flags=None, document
         probe, y_train = film_with_supervision(o, X, train_labels, o.baseline_holdout if chosen else None, _quiet)
         with stage("FILM: learning the metric on the training clusters"), warnings.catch_warnings():
             warnings.simplefilter("ignore")     # the check's own choice: its fall-backs are not the user's
-            probe.fit(X, y_train)
+            # its map is learned only where its w leaves the map a share of the score
+            probe._fit_for_weight(X, y_train)
         from sklearn.preprocessing import normalize
 
         w = float(probe.input_weight_ or 0.0) if chosen else fixed_w
-        E, Xu = normalize(np.asarray(probe.transform(X), dtype=np.float64)), normalize(X)
+        Xu = normalize(X)
+        E = normalize(np.asarray(probe.transform(X), dtype=np.float64)) if probe._map_learned else None
 
         def score(q):
             S = w * (Xu[q] @ Xu.T) if w > 0 else 0.0
             S = S.toarray() if hasattr(S, "toarray") else S
+            if E is None:       # w = 1: the input cosine alone (what 0 * the map's cosine + S was)
+                return np.asarray(S, dtype=np.float64)
             return (1.0 - w) * (E[q] @ E.T) + S
         return score
     fitted = checked_cluster_search(o, texts, labels, X, learn, "learnsim fit --method film", summary, fitted)

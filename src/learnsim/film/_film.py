@@ -666,6 +666,21 @@ class FILM(ClassNamePrefixFeaturesOutMixin, MetricMixin, TransformerMixin, BaseE
         -------
         self
         """
+        return self._fit(X, y, triplets)
+
+    def _fit_for_weight(self, X, y):
+        """:meth:`fit`, for a caller that uses the map only through the similarity at the input
+        weight chosen (the search check's fits on its training clusters,
+        :func:`learnsim.fitting.fit_film`): where the held-out check chose w = 1, the input cosine
+        alone, the map has weight 0 in that similarity and is not learned (``_map_learned``
+        False; a fresh FILM's ``components_`` stay unset). The check and ``input_weight_`` are those of :meth:`fit`
+        (the check draws from its own stream, the final fit after it). In a fit that ended as the
+        tf.idf cosine (``learnsim fit --method film`` on examples/tickets.jsonl) each of the 4
+        search folds' fits chose w = 1 and learned a map that no score read: 4 of its 20
+        optimisations."""
+        return self._fit(X, y, None, map_if_used=True)
+
+    def _fit(self, X, y, triplets, map_if_used=False):
         if triplets is not None:
             if y is not None:
                 raise ValueError("give the triplets once: as y or as triplets=, not both")
@@ -711,7 +726,12 @@ class FILM(ClassNamePrefixFeaturesOutMixin, MetricMixin, TransformerMixin, BaseE
         if holdout is not None:
             report, weight = self._baseline_check(Xn, kind, sup, holdout, d, r, batch, per_item, check_rng, svd)
         check_seconds = time.perf_counter() - start
-        self._learn(Xn, T, d, r, batch, rng, svd)
+        # (after the check, so that nothing it draws depends on whether the map is learned)
+        self._map_learned = not (map_if_used and weight == 1.0)
+        if self._map_learned:
+            self._learn(Xn, T, d, r, batch, rng, svd)
+        else:
+            self.timings_ = {}
         self.input_weight_ = float(weight)
         self.baseline_gain_ = report
         self.n_features_in_ = n_features
