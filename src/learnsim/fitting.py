@@ -301,13 +301,14 @@ def fit_film(o, texts, labels, pairs, summary, note=_quiet, flags=None, document
     # on its training clusters (as mcd's recipe runs again there); FILM's default saw no score
     gain = metric.baseline_gain_
     chosen = gain is not None and gain.status != "unchecked"
+    svd = {}        # the search folds' FILMs are of the same X: step 1's exact SVD is computed once
 
     def learn(train_labels):
         probe, y_train = film_with_supervision(o, X, train_labels, o.baseline_holdout if chosen else None, _quiet)
         with stage("FILM: learning the metric on the training clusters"), warnings.catch_warnings():
             warnings.simplefilter("ignore")     # the check's own choice: its fall-backs are not the user's
             # its map is learned only where its w leaves the map a share of the score
-            probe._fit_for_weight(X, y_train)
+            probe._fit_for_weight(X, y_train, svd)
         from sklearn.preprocessing import normalize
 
         w = float(probe.input_weight_ or 0.0) if chosen else fixed_w

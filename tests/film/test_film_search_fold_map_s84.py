@@ -64,7 +64,7 @@ def test_skipping_the_unused_map_changes_no_score_of_the_search_check(monkeypatc
         with monkeypatch.context() as m:
             _force_input_weight_one(m, {}, {})
             if not skip:                # the map learned as before
-                def full(self, X, y):
+                def full(self, X, y, svd=None):
                     self.fit(X, y)
                     self._map_learned = True
                     return self
@@ -74,3 +74,26 @@ def test_skipping_the_unused_map_changes_no_score_of_the_search_check(monkeypatc
     assert skipped["model"] == learned["model"]
     assert skipped["search_baseline_gain"] == learned["search_baseline_gain"]
     assert skipped["baseline_scores"] == learned["baseline_scores"]
+
+
+def test_the_search_folds_films_share_one_svd_of_the_texts(monkeypatch, corpus):
+    # each search fold's FILM computed step 1's (exact) SVD of the same texts again
+    import learnsim.film._film as film_module
+
+    calls, folds = [], []
+    real_svd, real_fit = film_module.truncated_svd_with_u, FILM._fit_for_weight
+
+    def svd(*args, **kwargs):
+        calls.append(args[1])
+        return real_svd(*args, **kwargs)
+
+    def fit(self, *args, **kwargs):
+        folds.append(self)
+        return real_fit(self, *args, **kwargs)
+
+    monkeypatch.setattr(film_module, "truncated_svd_with_u", svd)
+    monkeypatch.setattr(FILM, "_fit_for_weight", fit)
+    result = _fit(*corpus)
+    assert "search_baseline_gain" in result.report and len(folds) >= 2
+    # one for the fit's own FILM (its folds and refit share it), one for every search fold's
+    assert len(calls) == 2

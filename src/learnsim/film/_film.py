@@ -668,7 +668,7 @@ class FILM(ClassNamePrefixFeaturesOutMixin, MetricMixin, TransformerMixin, BaseE
         """
         return self._fit(X, y, triplets)
 
-    def _fit_for_weight(self, X, y):
+    def _fit_for_weight(self, X, y, svd=None):
         """:meth:`fit`, for a caller that uses the map only through the similarity at the input
         weight chosen (the search check's fits on its training clusters,
         :func:`learnsim.fitting.fit_film`): where the held-out check chose w = 1, the input cosine
@@ -677,10 +677,14 @@ class FILM(ClassNamePrefixFeaturesOutMixin, MetricMixin, TransformerMixin, BaseE
         (the check draws from its own stream, the final fit after it). In a fit that ended as the
         tf.idf cosine (``learnsim fit --method film`` on examples/tickets.jsonl) each of the 4
         search folds' fits chose w = 1 and learned a map that no score read: 4 of its 20
-        optimisations."""
-        return self._fit(X, y, None, map_if_used=True)
+        optimisations.
 
-    def _fit(self, X, y, triplets, map_if_used=False):
+        ``svd``: a dict the caller keeps across such fits of the same ``X`` (step 1's exact SVD
+        of its unit rows, as one fit's folds share it): the search check's 4 fits on tickets.jsonl
+        each computed it again."""
+        return self._fit(X, y, None, map_if_used=True, svd=svd)
+
+    def _fit(self, X, y, triplets, map_if_used=False, svd=None):
         if triplets is not None:
             if y is not None:
                 raise ValueError("give the triplets once: as y or as triplets=, not both")
@@ -722,7 +726,7 @@ class FILM(ClassNamePrefixFeaturesOutMixin, MetricMixin, TransformerMixin, BaseE
         # the same one where it is exact (the seed they draw changes nothing then). Computed at
         # every fit, it was 39 % of learnsim.fit(1,000 texts in ten clusters, method="film"): 16
         # SVDs, 4 of FILM's fit (3 folds and the refit) and 4 for each of the search check's 3.
-        svd = {}
+        svd = {} if svd is None else svd
         if holdout is not None:
             report, weight = self._baseline_check(Xn, kind, sup, holdout, d, r, batch, per_item, check_rng, svd)
         check_seconds = time.perf_counter() - start
