@@ -303,7 +303,19 @@ def _as_links(links, n_items, name):
     return links
 
 
-class LinkLearn(BaseEstimator):
+class LinkedTermCountsTags:
+    """The scikit-learn tags of the link weightings (LinkLearn, LearnedBM25): fit takes term
+    counts, sparse or dense (check_term_counts: non-negative), and the links."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.input_tags.positive_only = True
+        tags.target_tags.required = True
+        return tags
+
+
+class LinkLearn(LinkedTermCountsTags, BaseEstimator):
     """A term weighting d_i = f_tf(tf) f_idf(idf) f_l(l) learned so that linked documents score
     above unlinked ones (Grangier & Bengio, paper 002, eq. 4-5, Algorithm 1).
 
@@ -587,14 +599,6 @@ class LinkLearn(BaseEstimator):
         return sp.csr_matrix((data, codes.X.indices, codes.X.indptr), shape=codes.X.shape)
 
     # ------------------------------------------------------------------ fit
-    def __sklearn_tags__(self):
-        # fit takes term counts, sparse or dense (check_term_counts: non-negative), and the links
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        tags.input_tags.positive_only = True
-        tags.target_tags.required = True
-        return tags
-
     def fit(self, X, links, *, validation=None):
         """Learn the weighting from a linked training corpus.
 

@@ -93,7 +93,7 @@ from .._utils.params import Checked, Interval, Options, validate_params
 from .._utils.validation import check_n_features, check_random_state, check_term_counts, state_number
 from ..baseline import DEFAULT_HOLDOUT, BaselineGain, check_holdout, compare, unchecked
 from ..text.bm25 import IDF_VARIANTS, PAPER_PARAMS, TermWeightIndex, bm25_idf
-from ._linklearn import _as_links, holdout_documents, linked_pairs
+from ._linklearn import LinkedTermCountsTags, _as_links, holdout_documents, linked_pairs
 
 __all__ = ["LearnedBM25", "PowerQueryIndex", "PARAMETER_NAMES", "PARAMETER_BOUNDS", "plot_weighting_curves"]
 
@@ -466,7 +466,7 @@ def _as_adjacency(links, n, name):
     return _as_links(links, n, name).symmetric().adjacency.tocsr()
 
 
-class LearnedBM25(BaseEstimator):
+class LearnedBM25(LinkedTermCountsTags, BaseEstimator):
     """A five-parameter term weighting containing Okapi BM25, learned from hyperlinks by direct
     optimisation of average precision (module docstring: the family, its training, and why).
 
@@ -682,14 +682,6 @@ class LearnedBM25(BaseEstimator):
     @staticmethod
     def _objective(copies, params, L0):
         return float(np.mean([c.mean_ap(params, L0) for c in copies]))
-
-    def __sklearn_tags__(self):
-        # fit takes term counts, sparse or dense (check_term_counts: non-negative), and the links
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        tags.input_tags.positive_only = True
-        tags.target_tags.required = True
-        return tags
 
     def fit(self, X, links, *, validation=None):
         """Learn the five parameters from a linked corpus.
