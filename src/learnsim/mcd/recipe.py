@@ -17,13 +17,20 @@ from .._cluster_weights import weighted_labels
 from .._fit_common import Fitted, option_name as _flag, report_dict as _report, vectorize
 from .._utils.progress import stage
 from ..baseline._said import replay
-from ._scoring import minus_distances_to
 
 __all__ = ["MCD_WEIGHTINGS", "mcd_settings", "fit_mcd", "cluster_search_learner"]
 
 # mcd without a weighting: the input weightings tried on the held-out clusters (BM25 document
 # weights won every fold of benchmarks/mcd_inductive.py, tf.idf is the usual default)
 MCD_WEIGHTINGS = ("tfidf", "bm25")
+
+
+def minus_distances_to(metric, B):
+    """._scoring's, imported when a check scores: it reads scikit-learn's validation (and with it
+    pandas, where installed), which importing learnsim.fitting must not."""
+    from ._scoring import minus_distances_to as scores_to
+
+    return scores_to(metric, B)
 
 
 def mcd_settings(paper=False, given=None, flags=None):
