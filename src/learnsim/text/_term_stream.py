@@ -19,7 +19,6 @@ Only the standard library and learnsim.text._tokenize are imported here.
 from __future__ import annotations
 
 from collections import Counter
-from functools import partial
 from itertools import islice
 
 from ._tokenize import Tokenizer, _fold_width, _strip_points
@@ -54,7 +53,7 @@ def term_batches(tokenizer, doc):
         if tokenizer._spaceless_run.search(text) is None:
             if tokenizer.unicode_words:
                 text = _strip_points(text)
-            regex, keep = tokenizer._text_regex(text), partial(_cjk_kept, tokenizer)
+            regex, keep = tokenizer._text_regex(text), tokenizer._cjk_kept
     if regex is None or regex.groups > 1:
         # a segmenter's pieces, bigrams, or findall's tuples of a pattern of several groups: as before
         del text
@@ -72,16 +71,6 @@ def term_batches(tokenizer, doc):
             run = carry + words
             yield [" ".join(run[i:i + n]) for i in range(len(run) - n + 1)]
             carry = run[len(run) - (n - 1):] if len(run) > n - 1 else run
-
-
-def _cjk_kept(tokenizer, words):
-    """The words kept of a text the bigram analyser reads (Tokenizer._cjk_terms's rule)."""
-    stop = tokenizer._stop_set
-    if stop is not None:
-        words = [w for w in words if w.lower() not in stop]
-    if tokenizer._stemmer is not None and words:
-        words = tokenizer._stem_tokens(words)
-    return words
 
 
 def _word_batches(text, regex, keep):

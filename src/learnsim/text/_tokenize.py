@@ -1151,12 +1151,7 @@ class Tokenizer:
                 between = _strip_points(between)
             words = self._text_regex(between).findall(between)
             if words:
-                if self._stop_set is not None:
-                    stop = self._stop_set
-                    words = [w for w in words if w.lower() not in stop]
-                if self._stemmer is not None and words:
-                    words = self._stem_tokens(words)
-                out += words
+                out += self._cjk_kept(words)
             return out
         out = []
         stop, stem, unigrams = self._stop_set, self._stemmer is not None, self.cjk_unigrams
@@ -1354,6 +1349,12 @@ class Tokenizer:
         if self.unicode_words:
             doc = _strip_points(doc)
         return doc, self._text_regex(doc)
+
+    def _cjk_kept(self, words):
+        """The words kept of a text the bigram analyser reads (stop words compared lowercased)."""
+        if self._stop_set is not None:
+            words = [w for w in words if w.lower() not in self._stop_set]
+        return self._stem_tokens(words) if self._stemmer is not None and words else words
 
     def _kept_words(self, tokens):
         """The words found, stop words left out and stemmed."""
