@@ -36,6 +36,7 @@ from ._chinese import load_jieba as _load_jieba, longest_reading as _jieba_longe
 from ._languages import STOP_LANGUAGES, load_stemmer, stop_list  # noqa: F401  (STOP_LANGUAGES: the docs' name)
 from ._irish import irish_lower as _irish_lower, reads_irish as _reads_irish
 from ._long_text import lowered as _lowered
+from ._tai import TAI_SCRIPTS as _TAI
 from ._turkish import drop_suffixes as _drop_suffixes, reads_turkish as _reads_turkish, turkish_lower as _turkish_lower
 
 __all__ = ["Tokenizer", "DEFAULT_TOKEN_PATTERN", "ANALYZERS", "LATER_READINGS", "LANGUAGE_ANALYZERS", "analyzer_for_language", "tokenizer_params",
@@ -59,7 +60,7 @@ LATER_READINGS = ("drop_ignorables", "uax29_punctuation", "fold_variants", "fold
                   "khanda_ta", "vietnamese_tones", "devanagari_visarga", "jieba_search",
                   "mai_yamok", "hangul_jamo", "yiddish_ligatures", "lunate_sigma",
                   "vietnamese_eth", "devanagari_anusvara", "cyrillic_latin_i", "armenian_marks",
-                  "katakana_variants", "turkish_lowercase", "turkish_apostrophe", "irish_lowercase")
+                  "katakana_variants", "turkish_lowercase", "turkish_apostrophe", "irish_lowercase", "tai_scripts")
 
 #: ``"cjk"`` (the default): words, and overlapping character bigrams over runs of Han, Hiragana,
 #: Katakana, Hangul and Thai; ``"words"``: the token pattern alone (a run of those scripts is one
@@ -194,6 +195,11 @@ def _class_without(body, breaks):
 _SPACELESS_P = _class_without(_SPACELESS + _SPACELESS_MORE, _RUN_BREAKS)
 _SPACELESS_RUN_P = _LazyPattern("_SPACELESS_RUN_P", f"[{_SPACELESS_P}]+")
 _SPACELESS_SPLIT_P = _LazyPattern("_SPACELESS_SPLIT_P", f"([{_SPACELESS_P}]+)")
+# with tai_scripts the Tai scripts too (._tai), with either reading of punctuation
+_SPACELESS_RUN_PT, _SPACELESS_SPLIT_PT = (_LazyPattern("_SPACELESS_RUN_PT", f"[{_SPACELESS_P}{_TAI}]+"),
+                                          _LazyPattern("_SPACELESS_SPLIT_PT", f"([{_SPACELESS_P}{_TAI}]+)"))
+_SPACELESS_RUN_UT, _SPACELESS_SPLIT_UT = (_LazyPattern("_SPACELESS_RUN_UT", f"[{_SPACELESS}{_SPACELESS_MORE}{_TAI}]+"),
+                                          _LazyPattern("_SPACELESS_SPLIT_UT", f"([{_SPACELESS}{_SPACELESS_MORE}{_TAI}]+)"))
 
 def _fold_width(text):
     # a regular expression finds the few wide characters faster than str.translate walks them all
@@ -868,6 +874,9 @@ class Tokenizer:
         With ``lowercase`` and Irish's stop words or stems, the ``n`` or ``t`` before a capital
         vowel at a word's start left out (:mod:`._irish`): ``"nAthair"`` is ``"athair"``, where
         it was ``"nathair"``. False: read as before; what models saved before this setting existed do.
+    tai_scripts : bool, default=True
+        With ``unicode_words``, Tai Tham, New Tai Lue, Tai Le, Tai Viet and Ahom, written without
+        spaces, cut into bigrams as Thai is (:mod:`._tai`); False: a run is one term, as before.
 
     Examples
     --------
@@ -897,27 +906,12 @@ class Tokenizer:
     """
 
     # (a tokenizer pickled before a setting existed reads as it did)
-    drop_ignorables = False
-    uax29_punctuation = False
-    fold_variants = False
-    fold_radicals = False
-    indic_zwnj = False
-    sara_am = False
-    ela_geminada = False
-    fold_squares = False
-    casefold = False
-    latin_digraphs = False
-    lao_digraphs = False
-    cyrillic_apostrophe = False
-    fold_stop_words = False
-    sara_ae = False
-    malayalam_chillu = False
-    fold_enclosed = False
-    emoji_terms = False
-    emoji_sequences = False
+    drop_ignorables = uax29_punctuation = fold_variants = fold_radicals = indic_zwnj = sara_am = ela_geminada = False
+    fold_squares = casefold = latin_digraphs = lao_digraphs = cyrillic_apostrophe = fold_stop_words = sara_ae = False
+    malayalam_chillu = fold_enclosed = emoji_terms = emoji_sequences = False
     khanda_ta = vietnamese_tones = devanagari_visarga = jieba_search = False
     mai_yamok = hangul_jamo = yiddish_ligatures = lunate_sigma = vietnamese_eth = devanagari_anusvara = cyrillic_latin_i = armenian_marks = katakana_variants = False
-    turkish_lowercase = turkish_apostrophe = irish_lowercase = False
+    turkish_lowercase = turkish_apostrophe = irish_lowercase = tai_scripts = False
 
     def __init__(self, lowercase=True, token_pattern=DEFAULT_TOKEN_PATTERN, stop_words=None,
                  stem=None, ngram_range=(1, 1), analyzer="cjk", cjk_unigrams=False, unicode_words=True,
@@ -931,7 +925,7 @@ class Tokenizer:
                  jieba_search=True, mai_yamok=True, hangul_jamo=True, yiddish_ligatures=True,
                  lunate_sigma=True, vietnamese_eth=True, devanagari_anusvara=True,
                  cyrillic_latin_i=True, armenian_marks=True, katakana_variants=True, turkish_lowercase=True,
-                 turkish_apostrophe=True, irish_lowercase=True):
+                 turkish_apostrophe=True, irish_lowercase=True, tai_scripts=True):
         self.lowercase = bool(lowercase)
         self.token_pattern = token_pattern
         self.stop_words = stop_words
@@ -968,6 +962,7 @@ class Tokenizer:
         self.turkish_lowercase, self.turkish_apostrophe = bool(turkish_lowercase), bool(turkish_apostrophe)
         self._turkish = _reads_turkish(stop_words, stem)
         self.irish_lowercase, self._irish = bool(irish_lowercase), _reads_irish(stop_words, stem)
+        self.tai_scripts = bool(tai_scripts)
 
         if not isinstance(token_pattern, str):
             raise TypeError(f"token_pattern must be a str regular expression; got {type(token_pattern).__name__}")
@@ -997,9 +992,11 @@ class Tokenizer:
         if not self.unicode_words:
             self._spaceless_run, self._spaceless_split = _SPACELESS_RUN, _SPACELESS_SPLIT
         elif self.uax29_punctuation:
-            self._spaceless_run, self._spaceless_split = _SPACELESS_RUN_P, _SPACELESS_SPLIT_P
+            self._spaceless_run, self._spaceless_split = ((_SPACELESS_RUN_PT, _SPACELESS_SPLIT_PT) if self.tai_scripts
+                                                          else (_SPACELESS_RUN_P, _SPACELESS_SPLIT_P))
         else:
-            self._spaceless_run, self._spaceless_split = _SPACELESS_RUN_U, _SPACELESS_SPLIT_U
+            self._spaceless_run, self._spaceless_split = ((_SPACELESS_RUN_UT, _SPACELESS_SPLIT_UT) if self.tai_scripts
+                                                          else (_SPACELESS_RUN_U, _SPACELESS_SPLIT_U))
         self._runs = _ANALYZER_RUNS.get(analyzer, self._spaceless_run)
         self._more = self._later_folds()
 

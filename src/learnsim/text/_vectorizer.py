@@ -505,6 +505,10 @@ class TextVectorizer(BaseEstimator):
         writes before a capital vowel left out (``"nAthair"`` is ``"athair"``; it was
         ``"nathair"``, snake); recorded in the saved model (one saved before this setting
         existed reads ``"nathair"``).
+    tai_scripts : bool, default=True
+        Passed to :class:`Tokenizer`: Tai Tham, New Tai Lue, Tai Le, Tai Viet and Ahom, written
+        without spaces, cut into bigrams as Thai is; recorded in the saved model (one saved before
+        this setting existed reads a run of them as one term).
     language : str or None, default=None
         The texts' language as a fit was told it (``learnsim fit --language tr``,
         ``learnsim.fit(..., language="tr")``), recorded for what reads the model later: its
@@ -606,6 +610,7 @@ class TextVectorizer(BaseEstimator):
         "turkish_lowercase": ["boolean"],
         "turkish_apostrophe": ["boolean"],
         "irish_lowercase": ["boolean"],
+        "tai_scripts": ["boolean"],
         "jieba_search": ["boolean"],
         "language": [str, None],
         "min_df": _DF_CONSTRAINTS,
@@ -639,7 +644,7 @@ class TextVectorizer(BaseEstimator):
                  jieba_search=True, mai_yamok=True, hangul_jamo=True, yiddish_ligatures=True,
                  lunate_sigma=True, vietnamese_eth=True, devanagari_anusvara=True,
                  cyrillic_latin_i=True, armenian_marks=True, katakana_variants=True, turkish_lowercase=True,
-                 turkish_apostrophe=True, irish_lowercase=True, language=None):
+                 turkish_apostrophe=True, irish_lowercase=True, tai_scripts=True, language=None):
         self.weighting = weighting
         self.lowercase = lowercase
         self.token_pattern = token_pattern
@@ -694,6 +699,7 @@ class TextVectorizer(BaseEstimator):
         self.turkish_lowercase = turkish_lowercase
         self.turkish_apostrophe = turkish_apostrophe
         self.irish_lowercase = irish_lowercase
+        self.tai_scripts = tai_scripts
         self.language = language
 
     # ------------------------------------------------------------------ parameter checks
