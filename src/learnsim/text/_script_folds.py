@@ -276,3 +276,23 @@ def fold_katakana_variants(text, lower=True):
     if _KATAKANA_DASH.search(text) is None:
         return text
     return _KATAKANA_DASH.sub(lambda m: m.group() if m.group(1) else "\u30fc" * len(m.group()), text)
+
+
+# Russian, Ukrainian, Belarusian and Bulgarian text marks a word's stress with an acute accent over
+# its vowel (a grave in some Bulgarian and Serbian text), written as a combining mark: dictionaries,
+# learners' texts and the first line of Russian Wikipedia's articles (Москва́, Ю́рий Гага́рин; 23
+# of Wikispeedia's articles hold one). No Cyrillic vowel has it precomposed, so NFC keeps it
+# apart and the word was a term of its own that never met москва. It says how a word is said, not
+# which word it is (за́мок, castle, and замо́к, lock, are one spelling, as unstressed text writes
+# them), and is left out after a Cyrillic letter, as Arabic's vowel points and Greek's accents
+# are. The letters that NFC composes with these marks (Macedonian's ѓ ќ, Bulgarian's ѝ ѐ) are
+# letters of their own, composed before this runs, and stay.
+_CYRILLIC_STRESS = re.compile("(?<=[\u0400-\u0482\u048a-\u052f])[\u0300\u0301]+")
+CYRILLIC_STRESS = "\u0300\u0301"
+
+
+def fold_cyrillic_stress(text, lower=True):
+    """``text`` without the acute and grave accents written apart after a Cyrillic letter."""
+    if "\u0301" not in text and "\u0300" not in text:
+        return text
+    return _CYRILLIC_STRESS.sub("", text)

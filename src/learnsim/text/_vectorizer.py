@@ -509,6 +509,9 @@ class TextVectorizer(BaseEstimator):
         Passed to :class:`Tokenizer`: Tai Tham, New Tai Lue, Tai Le, Tai Viet and Ahom, written
         without spaces, cut into bigrams as Thai is; recorded in the saved model (one saved before
         this setting existed reads a run of them as one term).
+    cyrillic_stress : bool, default=True
+        Passed to :class:`Tokenizer`: the stress mark over a Cyrillic vowel (``"Москва\u0301"``)
+        left out; recorded in the saved model (one saved before this setting existed keeps it).
     language : str or None, default=None
         The texts' language as a fit was told it (``learnsim fit --language tr``,
         ``learnsim.fit(..., language="tr")``), recorded for what reads the model later: its
@@ -611,6 +614,7 @@ class TextVectorizer(BaseEstimator):
         "turkish_apostrophe": ["boolean"],
         "irish_lowercase": ["boolean"],
         "tai_scripts": ["boolean"],
+        "cyrillic_stress": ["boolean"],
         "jieba_search": ["boolean"],
         "language": [str, None],
         "min_df": _DF_CONSTRAINTS,
@@ -644,7 +648,7 @@ class TextVectorizer(BaseEstimator):
                  jieba_search=True, mai_yamok=True, hangul_jamo=True, yiddish_ligatures=True,
                  lunate_sigma=True, vietnamese_eth=True, devanagari_anusvara=True,
                  cyrillic_latin_i=True, armenian_marks=True, katakana_variants=True, turkish_lowercase=True,
-                 turkish_apostrophe=True, irish_lowercase=True, tai_scripts=True, language=None):
+                 turkish_apostrophe=True, irish_lowercase=True, tai_scripts=True, cyrillic_stress=True, language=None):
         self.weighting = weighting
         self.lowercase = lowercase
         self.token_pattern = token_pattern
@@ -700,6 +704,7 @@ class TextVectorizer(BaseEstimator):
         self.turkish_apostrophe = turkish_apostrophe
         self.irish_lowercase = irish_lowercase
         self.tai_scripts = tai_scripts
+        self.cyrillic_stress = cyrillic_stress
         self.language = language
 
     # ------------------------------------------------------------------ parameter checks
