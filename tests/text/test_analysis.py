@@ -157,16 +157,17 @@ def test_the_spaceless_scripts_patterns_compile_when_first_needed_and_stay_one_o
     code = ("import sys\nfrom learnsim.text import Tokenizer, _tokenize as T\n"
             "print(Tokenizer()('Hello, world'), T._SPACELESS_RUN._compiled, T._SPACELESS_SPLIT._compiled, "
             "T._SPACELESS_RUN_U._compiled, T._SPACELESS_SPLIT_U._compiled, T._SPACELESS_RUN_P._compiled, "
-            "T._SPACELESS_SPLIT_P._compiled, T._WIDE._compiled)")
+            "T._SPACELESS_SPLIT_P._compiled, T._WIDE._compiled, T._SPACELESS_RUN_PT._compiled, "
+            "T._SPACELESS_SPLIT_PT._compiled, T._SPACELESS_RUN_UT._compiled, T._SPACELESS_SPLIT_UT._compiled)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True).stdout
-    assert out.split() == ["['hello',", "'world']"] + ["None"] * 7
+    assert out.split() == ["['hello',", "'world']"] + ["None"] * 11
     from learnsim.text import _tokenize as T
 
     for kwargs in ({}, {"cjk_unigrams": True}, {"ngram_range": (1, 2)}):
         tok = Tokenizer(**kwargs)
         text = "東京タワーは高い ＡＢＣ tower"
         for other in (copy.copy(tok), copy.deepcopy(tok), pickle.loads(pickle.dumps(tok))):
-            assert other._runs is T._SPACELESS_RUN_P
+            assert other._runs is T._SPACELESS_RUN_PT      # (with the Tai scripts: tai_scripts)
             assert other(text) == tok(text) and other.spans(text) == tok.spans(text)
         assert "東京" in tok(text) and "abc" in tok(text)
 

@@ -117,3 +117,14 @@ def test_spans_of_tai_text_are_its_terms():
     letters, marks = SCRIPTS["tai_tham"]
     alphabet = letters[:6] + marks[:3] + list(" a\u1aa8") + ["\u0e01", "\u0e34"]
     assert check_random_spans(Tokenizer(), alphabet, seed=5, longest=12) > 500
+
+
+def test_a_tai_collection_is_not_said_to_be_read_as_english():
+    """Like a Thai or Japanese one, whose runs are bigrams that English's stop words and stems
+    never touch: the baselines' report said its language was not recognised and read as English."""
+    from learnsim.text._described import describe_unrecognised
+
+    thai = ["\u0e09\u0e31\u0e19\u0e0a\u0e2d\u0e1a\u0e01\u0e34\u0e19\u0e02\u0e49\u0e32\u0e27 \u0e27\u0e31\u0e19\u0e19\u0e35\u0e49"] * 5
+    assert describe_unrecognised(thai) is None
+    for script in sorted(SCRIPTS):
+        assert describe_unrecognised(_collection(script)[1]) is None, script

@@ -26,7 +26,7 @@ def unrecognised_language(texts):
     from ._languages import _DETECT_CHARS, _DETECT_TEXTS, _WORD, MIN_STOP_SHARE, _detect, stop_list
     from ._recognised import holds_enough, recognised
 
-    from ._tokenize import _SPACELESS_RUN_U
+    from ._tokenize import _SPACELESS_RUN_UT
 
     texts = [t for t in texts if isinstance(t, str)]
     if not texts:
@@ -42,7 +42,8 @@ def unrecognised_language(texts):
     # language is not recognised ... read as English'. Where most letters are of those scripts,
     # the reading is theirs and nothing is said.
     letters = sum(len(w) for text in sample for w in _WORD.findall(text))
-    spaceless = sum(len(run) for text in sample for run in _SPACELESS_RUN_U.findall(text))
+    # (the Tai scripts too, read as bigrams where a model reads them so: tai_scripts)
+    spaceless = sum(len(run) for text in sample for run in _SPACELESS_RUN_UT.findall(text))
     if letters and spaceless >= 0.5 * letters:
         return None
     counts = Counter(w for text in sample for w in _WORD.findall(text))
