@@ -574,7 +574,7 @@ def test_a_text_that_reads_far_longer_is_not_mapped(monkeypatch):
                                      "mai_yamok", "hangul_jamo", "yiddish_ligatures", "lunate_sigma",
                                      "vietnamese_eth", "devanagari_anusvara", "cyrillic_latin_i",
                                      "armenian_marks", "katakana_variants", "turkish_lowercase", "turkish_apostrophe",
-                                     "irish_lowercase", "tai_scripts", "cyrillic_stress"])
+                                     "irish_lowercase", "tai_scripts", "cyrillic_stress", "syriac_points"])
 def test_a_reading_given_other_than_true_or_false_is_refused(setting):
     # read for its truth value, a saved state's "false" was the reading True: silently another one
     from learnsim.exceptions import ParameterTypeError

@@ -49,7 +49,7 @@ class HashingTextVectorizer(TextVectorizer):
     sara_am, ela_geminada, fold_squares, casefold, latin_digraphs, lao_digraphs, cyrillic_apostrophe, fold_stop_words, \
     sara_ae, malayalam_chillu, fold_enclosed, emoji_terms, emoji_sequences, khanda_ta, \
     vietnamese_tones, devanagari_visarga, jieba_search, mai_yamok, hangul_jamo, yiddish_ligatures, lunate_sigma, vietnamese_eth, devanagari_anusvara, \
-    cyrillic_latin_i, armenian_marks, katakana_variants, turkish_lowercase, turkish_apostrophe, irish_lowercase, tai_scripts, cyrillic_stress
+    cyrillic_latin_i, armenian_marks, katakana_variants, turkish_lowercase, turkish_apostrophe, irish_lowercase, tai_scripts, cyrillic_stress, syriac_points
         As for :class:`learnsim.text.TextVectorizer`. Its vocabulary filters (``min_df``,
         ``max_df``, ``max_features``), LSI and resampling do not apply to hashed columns.
 
@@ -116,7 +116,8 @@ class HashingTextVectorizer(TextVectorizer):
                  jieba_search=True, mai_yamok=True, hangul_jamo=True, yiddish_ligatures=True,
                  lunate_sigma=True, vietnamese_eth=True, devanagari_anusvara=True,
                  cyrillic_latin_i=True, armenian_marks=True, katakana_variants=True, turkish_lowercase=True,
-                 turkish_apostrophe=True, irish_lowercase=True, tai_scripts=True, cyrillic_stress=True):
+                 turkish_apostrophe=True, irish_lowercase=True, tai_scripts=True, cyrillic_stress=True,
+                 syriac_points=True):
         self.n_features = n_features
         self.weighting = weighting
         self.lowercase = lowercase
@@ -168,6 +169,7 @@ class HashingTextVectorizer(TextVectorizer):
         self.irish_lowercase = irish_lowercase
         self.tai_scripts = tai_scripts
         self.cyrillic_stress = cyrillic_stress
+        self.syriac_points = syriac_points
 
     def _check_params(self):
         n = self.n_features

@@ -10,7 +10,7 @@ import re
 from unicodedata import is_normalized as _is_normalized, normalize as _normalize
 
 from .._utils.inputs import EMOJI_CLASS, FLAG_CLASS
-from ._script_folds import CYRILLIC_STRESS, fold_cyrillic_stress
+from ._script_folds import CYRILLIC_STRESS, SYRIAC_POINTS, fold_cyrillic_stress, fold_syriac_points
 from ._script_folds import ARMENIAN_MARKS, ETH, JAMO, KATAKANA_VARIANTS, LUNATE_SIGMA, REPEAT_MARKS, YIDDISH_LIGATURES, fold_armenian_marks, fold_cyrillic_latin_i, \
     fold_devanagari_anusvara, latin_i_near, fold_hangul_jamo, fold_katakana_variants, fold_lunate_sigma, fold_mai_yamok, fold_vietnamese_eth, fold_yiddish_ligatures
 
@@ -379,7 +379,7 @@ FOLDS = {"sara_am": fold_sara_am, "ela_geminada": fold_ela, "fold_squares": fold
          "lunate_sigma": fold_lunate_sigma, "vietnamese_eth": fold_vietnamese_eth,
          "devanagari_anusvara": fold_devanagari_anusvara, "cyrillic_latin_i": fold_cyrillic_latin_i,
          "armenian_marks": fold_armenian_marks, "katakana_variants": fold_katakana_variants,
-         "cyrillic_stress": fold_cyrillic_stress}
+         "cyrillic_stress": fold_cyrillic_stress, "syriac_points": fold_syriac_points}
 
 
 # the characters each folding looks for: one first look for those of all the foldings a tokenizer
@@ -394,7 +394,7 @@ _LOOKS_FOR = {"sara_am": "\u0e4d\u0ecd", "ela_geminada": "\u013f\u0140", "fold_s
               "lunate_sigma": LUNATE_SIGMA, "vietnamese_eth": ETH,
               "devanagari_anusvara": "\u094d", "cyrillic_latin_i": "\u00cf",
               "armenian_marks": ARMENIAN_MARKS, "katakana_variants": KATAKANA_VARIANTS,
-              "cyrillic_stress": CYRILLIC_STRESS}
+              "cyrillic_stress": CYRILLIC_STRESS, "syriac_points": SYRIAC_POINTS}
 _FIRST_LOOK = {}
 
 

@@ -296,3 +296,19 @@ def fold_cyrillic_stress(text, lower=True):
     if "\u0301" not in text and "\u0300" not in text:
         return text
     return _CYRILLIC_STRESS.sub("", text)
+
+
+# Syriac writes its vowels as optional points over and under the letters (pthaha, zqapha, rbasa,
+# hbasa, esasa, rwaha, in their East and West forms) with the qushshaya and rukkakha dots of a
+# consonant's hard or soft sound and the other marks of U+0730-U+074A, as Hebrew writes niqqud:
+# the Peshitta, liturgy and dictionaries write them, most other text and most queries do not.
+# They stayed in the word, and ܫܠܵܡܵܐ (peace, pointed) and ܫܠܡܐ were two terms; they are left out
+# after a Syriac letter, as Hebrew's and Arabic's points are. The plural's seyame (U+0308, a
+# grammatical mark) and the superscript alaph (U+0711, a letter's sound) stay.
+_SYRIAC_POINTS = re.compile("(?<=[\u0710-\u074f])[\u0730-\u074a]+")
+SYRIAC_POINTS = "\u0730-\u074a"
+
+
+def fold_syriac_points(text, lower=True):
+    """``text`` without Syriac's vowel points and dots after a Syriac letter."""
+    return _SYRIAC_POINTS.sub("", text)

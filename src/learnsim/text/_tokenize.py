@@ -60,7 +60,7 @@ LATER_READINGS = ("drop_ignorables", "uax29_punctuation", "fold_variants", "fold
                   "khanda_ta", "vietnamese_tones", "devanagari_visarga", "jieba_search",
                   "mai_yamok", "hangul_jamo", "yiddish_ligatures", "lunate_sigma",
                   "vietnamese_eth", "devanagari_anusvara", "cyrillic_latin_i", "armenian_marks",
-                  "katakana_variants", "turkish_lowercase", "turkish_apostrophe", "irish_lowercase", "tai_scripts", "cyrillic_stress")
+                  "katakana_variants", "turkish_lowercase", "turkish_apostrophe", "irish_lowercase", "tai_scripts", "cyrillic_stress", "syriac_points")
 
 #: ``"cjk"`` (the default): words, and overlapping character bigrams over runs of Han, Hiragana,
 #: Katakana, Hangul and Thai; ``"words"``: the token pattern alone (a run of those scripts is one
@@ -880,6 +880,8 @@ class Tokenizer:
     cyrillic_stress : bool, default=True
         With ``unicode_words``, the stress mark written over a Cyrillic vowel (``"Москва\u0301"``)
         left out (:mod:`._script_folds`); False: the word with it is a term of its own, as before.
+    syriac_points : bool, default=True
+        With ``unicode_words``, Syriac's optional vowel points and dots left out, as Hebrew's are.
 
     Examples
     --------
@@ -914,7 +916,7 @@ class Tokenizer:
     malayalam_chillu = fold_enclosed = emoji_terms = emoji_sequences = False
     khanda_ta = vietnamese_tones = devanagari_visarga = jieba_search = False
     mai_yamok = hangul_jamo = yiddish_ligatures = lunate_sigma = vietnamese_eth = devanagari_anusvara = cyrillic_latin_i = armenian_marks = katakana_variants = False
-    turkish_lowercase = turkish_apostrophe = irish_lowercase = tai_scripts = cyrillic_stress = False
+    turkish_lowercase = turkish_apostrophe = irish_lowercase = tai_scripts = cyrillic_stress = syriac_points = False
 
     def __init__(self, lowercase=True, token_pattern=DEFAULT_TOKEN_PATTERN, stop_words=None,
                  stem=None, ngram_range=(1, 1), analyzer="cjk", cjk_unigrams=False, unicode_words=True,
@@ -928,7 +930,7 @@ class Tokenizer:
                  jieba_search=True, mai_yamok=True, hangul_jamo=True, yiddish_ligatures=True,
                  lunate_sigma=True, vietnamese_eth=True, devanagari_anusvara=True,
                  cyrillic_latin_i=True, armenian_marks=True, katakana_variants=True, turkish_lowercase=True,
-                 turkish_apostrophe=True, irish_lowercase=True, tai_scripts=True, cyrillic_stress=True):
+                 turkish_apostrophe=True, irish_lowercase=True, tai_scripts=True, cyrillic_stress=True, syriac_points=True):
         self.lowercase = bool(lowercase)
         self.token_pattern = token_pattern
         self.stop_words = stop_words
@@ -965,7 +967,7 @@ class Tokenizer:
         self.turkish_lowercase, self.turkish_apostrophe = bool(turkish_lowercase), bool(turkish_apostrophe)
         self._turkish = _reads_turkish(stop_words, stem)
         self.irish_lowercase, self._irish = bool(irish_lowercase), _reads_irish(stop_words, stem)
-        self.tai_scripts, self.cyrillic_stress = bool(tai_scripts), bool(cyrillic_stress)
+        self.tai_scripts, self.cyrillic_stress, self.syriac_points = map(bool, (tai_scripts, cyrillic_stress, syriac_points))
 
         if not isinstance(token_pattern, str):
             raise TypeError(f"token_pattern must be a str regular expression; got {type(token_pattern).__name__}")

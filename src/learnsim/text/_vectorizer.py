@@ -512,6 +512,9 @@ class TextVectorizer(BaseEstimator):
     cyrillic_stress : bool, default=True
         Passed to :class:`Tokenizer`: the stress mark over a Cyrillic vowel (``"Москва\u0301"``)
         left out; recorded in the saved model (one saved before this setting existed keeps it).
+    syriac_points : bool, default=True
+        Passed to :class:`Tokenizer`: Syriac's optional vowel points and dots left out, as
+        Hebrew's are; recorded in the saved model (one saved before this setting keeps them).
     language : str or None, default=None
         The texts' language as a fit was told it (``learnsim fit --language tr``,
         ``learnsim.fit(..., language="tr")``), recorded for what reads the model later: its
@@ -615,6 +618,7 @@ class TextVectorizer(BaseEstimator):
         "irish_lowercase": ["boolean"],
         "tai_scripts": ["boolean"],
         "cyrillic_stress": ["boolean"],
+        "syriac_points": ["boolean"],
         "jieba_search": ["boolean"],
         "language": [str, None],
         "min_df": _DF_CONSTRAINTS,
@@ -648,7 +652,8 @@ class TextVectorizer(BaseEstimator):
                  jieba_search=True, mai_yamok=True, hangul_jamo=True, yiddish_ligatures=True,
                  lunate_sigma=True, vietnamese_eth=True, devanagari_anusvara=True,
                  cyrillic_latin_i=True, armenian_marks=True, katakana_variants=True, turkish_lowercase=True,
-                 turkish_apostrophe=True, irish_lowercase=True, tai_scripts=True, cyrillic_stress=True, language=None):
+                 turkish_apostrophe=True, irish_lowercase=True, tai_scripts=True, cyrillic_stress=True, syriac_points=True,
+                 language=None):
         self.weighting = weighting
         self.lowercase = lowercase
         self.token_pattern = token_pattern
@@ -705,6 +710,7 @@ class TextVectorizer(BaseEstimator):
         self.irish_lowercase = irish_lowercase
         self.tai_scripts = tai_scripts
         self.cyrillic_stress = cyrillic_stress
+        self.syriac_points = syriac_points
         self.language = language
 
     # ------------------------------------------------------------------ parameter checks
