@@ -357,10 +357,11 @@ def labels_of(values, name="clusters"):
     return out
 
 
-def as_id(value, where="id"):
+def as_id(value, where="id", missing=None):
     """A document id by the rule: a non-empty str, or an int (numpy integers too; not bool, not
     float) as its decimal str, so that ``7`` and ``"7"`` are the same id; None stays None (the
-    index numbers the document).
+    index numbers the document). ``missing``: what to do instead of a NaN, said in the error
+    (by default a written document's remedy, None; a lookup names its own).
 
     Examples
     --------
@@ -384,11 +385,14 @@ def as_id(value, where="id"):
     if isinstance(value, numbers.Integral) and not isinstance(value, bool):
         return str(int(value))
     if is_missing(value):
-        raise ValueError(f"{where} is missing (NaN); give an id (a str or an int) or None (the index numbers "
-                         "the document)")
+        raise ValueError(f"{where} is missing (NaN); " + (missing or "give an id (a str or an int) or None (the "
+                                                          "index numbers the document)"))
     hint = ""
     if isinstance(value, float):
         hint = " (a pandas integer column with missing values turns float: fill them, or .astype('Int64'))"
+    elif isinstance(value, (bytes, bytearray)):
+        # an id read from a binary file or a socket: its bytes are no id until decoded
+        hint = " (decode it first, e.g. value.decode('utf-8'))"
     raise TypeError(f"{where} must be a non-empty str or an int (7 and '7' are the same id); got "
                     f"{type(value).__name__} {value!r}{hint}")
 

@@ -118,20 +118,35 @@ def _bounded(x, i):
 _TOO_MANY_DIGITS = 10 ** MAX_ID_CHARS
 
 
-def doc_id(doc_id, where="id"):
+# what each call that looks documents up by id says to do instead of a missing id (NaN, None):
+# add's remedy, None (the index numbers the document), means nothing here
+_LOOKUP_REMEDIES = {
+    "get": "get looks documents up by their ids (a str or an int): leave it out (get(filter=...) selects "
+           "by metadata)",
+    "delete": "delete takes the ids (a str or an int) of documents in the index: leave it out",
+    "update": "update replaces documents by their ids (a str or an int): leave it out (add and upsert write "
+              "new ones)",
+    "document": "document looks a document up by its id (a str or an int)",
+    "more_like": "more_like starts from a document of the index, named by its id (a str or an int)",
+}
+
+
+def doc_id(doc_id, where="id", call="document"):
     """An id to look up: any str as given (an unknown one is a KeyError), an int as its str.
     A str holding a lone surrogate is a ValueError (TextError) naming ``where``, as in add: it
     reached SQLite, whose codec raised a UnicodeEncodeError naming nothing; None is a TypeError
-    (it was looked up as the id None, a KeyError); an int of more digits than an id has
+    (it was looked up as the id None, a KeyError) and NaN a ValueError, each naming what ``call``
+    (a key of _LOOKUP_REMEDIES) takes; an int of more digits than an id has
     characters a ValueError naming ``where`` (its str, past 4,300 digits, was Python's own
     ValueError, naming no argument; no id is stored under one)."""
     if isinstance(doc_id, str):
         if not doc_id.isascii():
             check_text(doc_id, where)
         return doc_id
+    remedy = _LOOKUP_REMEDIES[call]
     if doc_id is None:
-        raise TypeError(f"{where} must be a str or an int; got None")
-    return as_id(_whole_number(doc_id, where), where)
+        raise TypeError(f"{where} must be a str or an int; got None ({remedy})")
+    return as_id(_whole_number(doc_id, where), where, missing=remedy)
 
 
 class CheckedMetadata(list):
@@ -166,8 +181,9 @@ def check_k(k):
     return int(k)
 
 
-def ids_to_delete(ids):
-    """The ids of a delete: one id (a str or an int) or a list of them, none given twice."""
+def ids_to_delete(ids, call="delete"):
+    """The ids of a delete (or of ``call``, get or update, which look documents up alike): one
+    id (a str or an int) or a list of them, none given twice."""
     single = isinstance(ids, str) or (isinstance(ids, numbers.Integral) and not isinstance(ids, bool))
     if not single and (isinstance(ids, (bytes, bytearray, dict, float, bool)) or ids is None
                        or not isinstance(ids, Iterable)):
@@ -176,7 +192,7 @@ def ids_to_delete(ids):
         raise TypeError(f"ids must be an id (a str or an int) or a list of them; got {type(ids).__name__}")
     ids = [ids] if single else list(ids)
     # a str as given (an unknown one is missing), one holding a lone surrogate refused by name
-    ids = [doc_id(x, f"ids[{i}]") for i, x in enumerate(ids)]
+    ids = [doc_id(x, f"ids[{i}]", call) for i, x in enumerate(ids)]
     seen = set()
     for x in ids:
         if x in seen:
@@ -192,7 +208,7 @@ def update_arguments(ids, texts, metadata, text, columns):
     document keeping its own, as chromadb's ``update(ids, documents=...)``."""
     own = is_table(ids) or isinstance(ids, os.PathLike) or hasattr(ids, "texts")
     if texts is None and text is None and columns is None and metadata is not None and not own:
-        ids = ids_to_delete(ids)
+        ids = ids_to_delete(ids, "update")
         if isinstance(metadata, dict) and len(ids) == 1:
             metadata = [metadata]
         return ids, None, check_metadatas(metadata, len(ids))

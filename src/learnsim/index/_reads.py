@@ -1,8 +1,8 @@
 """Index.get and Index.count (:class:`DocumentReads`, a base of :class:`~learnsim.index.Index`):
 the documents by id and/or by metadata filter, and how many are live, as a chromadb user calls
 ``collection.get(ids=..., where=..., include=...)`` and ``collection.count()`` (txtai's
-``embeddings.count()``): both were an AttributeError, and ``len(index)`` does not see another
-handle's writes. Kept out of core.py, near its size limit."""
+``embeddings.count()``): both were an AttributeError; and ``len(index)`` and ``repr(index)``,
+which count as ``count()`` does. Kept out of core.py, near its size limit."""
 from __future__ import annotations
 
 import numbers
@@ -24,11 +24,34 @@ class DocumentReads:
     """The read methods of :class:`~learnsim.index.Index` that look documents up rather than
     search (they use its store, live rows and filter)."""
 
+    def __len__(self):
+        """The number of live documents, as :meth:`count` gives it: another handle's (or
+        process's) writes seen, at the cost of one SQLite ``PRAGMA data_version`` and a stat of
+        the manifest when there were none. It was this handle's last view, stale until its next
+        read (``len(index)`` 30 beside ``count()`` 28 after another handle's delete). A closed
+        handle's is a ValueError, as every call's."""
+        return self.count()
+
+    def _n_live(self):
+        """The live documents of the state this handle has loaded: what a read under way counts
+        (``len`` would look for another handle's writes in the middle of it)."""
+        return int(self._live.sum())
+
+    def __repr__(self):
+        where = f"Index({str(self.path)!r}, "
+        if getattr(self, "closed", False):
+            return where + "closed)"
+        try:
+            n = len(self)
+        except Exception:       # a repr never raises: a damaged or changing index shows the last view
+            n = self._n_live()
+        return where + f"{n} documents, {self.manifest.get('method')}: {self.scoring})"
+
     @_sqlite_guarded
     def count(self, *, filter=None):
         """The number of live documents (those matching ``filter``, the grammar of
-        :meth:`search`), as of the index's latest state: another handle's writes count, where
-        ``len(index)`` is this handle's last view.
+        :meth:`search`), as of the index's latest state: another handle's writes count (as they
+        do in ``len(index)``).
 
         Examples
         --------
@@ -87,7 +110,7 @@ class DocumentReads:
         >>> index.get(filter={"topic": "c"}, include=[])
         {'ids': ['5', '6']}
         """
-        wanted = None if ids is None else ids_to_delete(ids)
+        wanted = None if ids is None else ids_to_delete(ids, "get")
         conditions = check_filter(filter)
         limit = _check_count(limit, "limit", 1)
         offset = _check_count(offset, "offset", 0)

@@ -651,6 +651,27 @@ def read_only_connection(path):
                            check_same_thread=False)
 
 
+class MissingIdsError(KeyError):
+    """A KeyError of ids a write or read found not in the index. ``args[0]`` is the plain message,
+    which the command line and the service show beside their own way round (``--missing-ok``; a
+    404); ``str()`` adds ``remedy``, the Python call's (``delete(..., missing_ok=True)``), which a
+    KeyError's repr-quoted message did not name."""
+
+    def __init__(self, message, remedy=""):
+        super().__init__(message)
+        self.remedy = remedy
+
+    def __str__(self):
+        return f"{self.args[0]}{self.remedy}"
+
+
+def missing_ids_message(missing):
+    """``id 'a'`` / ``ids 'a', 'b' and 3 more``: the ids not in the index, the first five shown."""
+    shown = ", ".join(repr(m)[:80] for m in missing[:5])
+    more = f" and {len(missing) - 5} more" if len(missing) > 5 else ""
+    return f"id{'s' if len(missing) > 1 else ''} {shown}{more}"
+
+
 def _rollback(conn):
     """Roll back the write under way on ``conn``, where SQLite has not already: it rolls a
     transaction back itself when its COMMIT meets a full disk (SQLITE_FULL) or an I/O error, and a
@@ -812,12 +833,18 @@ class DocumentStore:
             n = 0
             if ids:
                 seq = conn.execute("INSERT INTO writes(kind) VALUES ('delete')").lastrowid
+                missing = []
                 for doc_id in ids:
                     cur = conn.execute("UPDATE docs SET deleted_seq = ? WHERE id = ? AND deleted_seq IS NULL",
                                        (seq, doc_id))
                     if cur.rowcount == 0 and not missing_ok:
-                        raise KeyError(f"id {doc_id!r} is not in the index")
+                        missing.append(doc_id)     # all named at once: one at a time made a user retry n times
                     n += cur.rowcount
+                if missing:
+                    # one transaction: the ids given beside them are not deleted either (rolled back)
+                    raise MissingIdsError(f"{missing_ids_message(missing)} {'are' if len(missing) > 1 else 'is'} "
+                                          "not in the index (never added, or deleted)",
+                                          "; nothing was deleted (delete(..., missing_ok=True) deletes the others)")
             conn.execute("COMMIT")
         except BaseException:
             _rollback(conn)

@@ -492,12 +492,6 @@ class Index(ModelVersions, DocumentReads):
     def __exit__(self, *exc):
         self.close()
 
-    def __len__(self):
-        return int(self._live.sum())
-
-    def __repr__(self):
-        return f"Index({str(self.path)!r}, {len(self)} documents, {self.manifest.get('method')}: {self.scoring})"
-
     # ------------------------------------------------------------------ the pipeline, statistics, plan
     @property
     def pipeline(self):
@@ -669,7 +663,7 @@ class Index(ModelVersions, DocumentReads):
             self._document_cache = cache = DocumentCache(key)
         if not cache.preloaded and searching_often():
             # SQLite read ahead only where some segment has no copy of its documents
-            cache.preload(self.store, len(self),
+            cache.preload(self.store, self._n_live(),
                           read_ahead=any(getattr(seg, "docs", None) is None for seg in self.segments))
         return cache
 
@@ -792,7 +786,7 @@ class Index(ModelVersions, DocumentReads):
                 if D is not None:
                     rows.setdefault(D.dtype, D)
             for D in rows.values():
-                warm_dense(D, len(self))
+                warm_dense(D, self._n_live())
         read_retrying(self, exact_kernels)
         return self
 
@@ -954,7 +948,7 @@ class Index(ModelVersions, DocumentReads):
     @_sqlite_guarded
     def document(self, doc_id):
         """(text, metadata) of a live document (``doc_id`` a str, or an int: its decimal str)."""
-        seq = self.store.live_seq_of(_doc_id(doc_id))
+        seq = self.store.live_seq_of(_doc_id(doc_id, call="document"))
         _, text, meta = self.store.documents([seq])[seq]
         return text, meta
 
@@ -962,7 +956,7 @@ class Index(ModelVersions, DocumentReads):
     def more_like(self, doc_id, k=10, *, filter=None):
         """The k documents closest to the document ``doc_id`` (itself excluded); ``filter`` as
         for :meth:`search`."""
-        doc_id = _doc_id(doc_id)
+        doc_id = _doc_id(doc_id, call="more_like")
         k = _check_k(k)
         conditions = check_filter(filter)
 
