@@ -14,7 +14,7 @@ import numpy as np
 
 from ..client import AsyncClient, Client
 
-__all__ = ["Source", "HIT_KEYS", "check_k", "check_flag", "check_query_bundle", "hit_parts", "pickled_index", "unpickled_index"]
+__all__ = ["Source", "HIT_KEYS", "check_filter", "check_k", "check_flag", "check_query_bundle", "hit_parts", "pickled_index", "unpickled_index"]
 
 # what a hit's metadata gets from learnsim, over the document's own keys of the same names;
 # besides these, whatever else the hit carries ("explanation", a re-ranked search's
@@ -52,6 +52,17 @@ def check_flag(value, name):
     if not isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name} must be True or False; got {value!r}")
     return bool(value)
+
+
+def check_filter(filter):
+    """``filter`` as given, once the index's own check (:func:`learnsim.index._store.check_filter`,
+    imported when a filter is given) finds it well formed: a retriever checks it when it is made,
+    as its other arguments, not at its first search (a FilterError then, after the index was opened)."""
+    if filter is not None:
+        from ..index._store import check_filter as index_check
+
+        index_check(filter)
+    return filter
 
 
 def check_query(query):

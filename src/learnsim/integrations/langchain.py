@@ -55,7 +55,7 @@ except ImportError as exc:
     raise ImportError('learnsim.integrations.langchain needs langchain-core: pip install "learnsim[langchain]" '
                       f"({exc})", name="langchain_core") from exc
 
-from ._source import Source, check_flag, check_k, hit_parts, pickled_index, unpickled_index
+from ._source import Source, check_filter, check_flag, check_k, hit_parts, pickled_index, unpickled_index
 
 __all__ = ["LearnsimRetriever"]
 
@@ -110,7 +110,9 @@ class LearnsimRetriever(BaseRetriever):
     n_top: int = 10
 
     def __init__(self, index: Any = None, **kwargs: Any) -> None:
-        source = Source(index, kwargs.pop("client", None), kwargs.pop("async_client", None))
+        client, async_client = kwargs.pop("client", None), kwargs.pop("async_client", None)
+        # the arguments are checked before the index is opened (as pydantic checks a model's
+        # fields first): a bad one beside a wrong path was hidden by the FileNotFoundError
         # checked before pydantic sees them: it would read k="3" as 3 and explain="false" as False,
         # which invoke() refuses (one rule for both, the stricter)
         for name, check in _CHECKS.items():
@@ -128,6 +130,8 @@ class LearnsimRetriever(BaseRetriever):
             raise TypeError(f"LearnsimRetriever got unexpected keyword arguments {unknown}{hint}: it takes "
                             f"index, client, async_client, k, filter, explain, n_top (and LangChain's "
                             f"{', '.join(sorted(set(fields) - set(_OWN_FIELDS)))})")
+        check_filter(kwargs.get("filter"))
+        source = Source(index, client, async_client)
         super().__init__(index=source.index, client=source.client, async_client=source.async_client, **kwargs)
         check_k(self.k)
 

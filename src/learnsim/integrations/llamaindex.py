@@ -59,7 +59,7 @@ except ImportError as exc:
     raise ImportError('learnsim.integrations.llamaindex needs llama-index-core: pip install "learnsim[llamaindex]" '
                       f"({exc})", name="llama_index") from exc
 
-from ._source import Source, check_flag, check_k, check_query_bundle, hit_parts, pickled_index, unpickled_index
+from ._source import Source, check_filter, check_flag, check_k, check_query_bundle, hit_parts, pickled_index, unpickled_index
 
 __all__ = ["LearnsimRetriever", "learnsim_filter", "MAX_FILTERS_NESTING"]
 
@@ -164,14 +164,16 @@ class LearnsimRetriever(BaseRetriever):
                  similarity_top_k: int = DEFAULT_SIMILARITY_TOP_K, filter: Optional[Any] = None,
                  filters: Optional[Any] = None, explain: bool = False, n_top: int = 10, callback_manager: Any = None,
                  object_map: Optional[Dict] = None, objects: Optional[List] = None, verbose: bool = False) -> None:
-        self._source = Source(index, client, async_client)
+        # the arguments checked before the index is opened: a bad one beside a wrong path was
+        # hidden by the FileNotFoundError
         self.similarity_top_k = check_k(similarity_top_k, "similarity_top_k")
         # as the LangChain retriever reads them: bool("false") is True, and n_top is a count
         if filter is not None and filters is not None:
             raise TypeError("give filter or filters, not both (filters is LlamaIndex's name for it)")
-        self.filter = learnsim_filter(filters if filters is not None else filter)
+        self.filter = check_filter(learnsim_filter(filters if filters is not None else filter))
         self.explain = check_flag(explain, "explain")
         self.n_top = check_k(n_top, "n_top")
+        self._source = Source(index, client, async_client)
         super().__init__(callback_manager=callback_manager, object_map=object_map, objects=objects, verbose=verbose)
 
     # an open Index holds locks and file handles that no pickle carries: a pickled retriever
