@@ -35,6 +35,7 @@ import numpy as np
 from .._utils.files import open_regular, sha256_file
 from .._utils.progress import stage_for
 from ..exceptions import IndexBusyError, IndexChangingError
+from ._chroma_words import foreign_keywords, refuse_foreign_keywords
 from ._reload import file_id
 from ._segments import IndexDamagedError, IndexFormatError, load_npy, seal, write_json_atomic
 from ._store import _SQLITE_FULL, _SQLITE_READONLY, DocumentStore
@@ -149,9 +150,14 @@ def sqlite_damage(path, exc):
 
 
 def sqlite_guarded(method):
-    """An Index method whose sqlite3.DatabaseError (damage of docs.sqlite) is an IndexDamagedError."""
+    """An Index method whose sqlite3.DatabaseError (damage of docs.sqlite) is an IndexDamagedError;
+    a chromadb keyword it does not take (``where=``, ``documents=``) a TypeError naming learnsim's."""
+    foreign = foreign_keywords(method)
+
     @functools.wraps(method)
     def guarded(self, *args, **kwargs):
+        if kwargs and foreign and not foreign.isdisjoint(kwargs):
+            refuse_foreign_keywords(method, foreign, kwargs)
         if getattr(self, "closed", False):
             # SQLite's "cannot operate on a closed database" is no damage (a 503 index_damaged
             # in the service): the handle was closed, as a file's I/O after close() is a ValueError
