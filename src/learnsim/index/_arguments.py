@@ -41,7 +41,10 @@ def check_texts(texts, what="texts", documents=False):
         raise TypeError(f"{what} must be a list of str; got {type(texts).__name__}") from None
     for i, t in enumerate(texts):
         if not isinstance(t, str):
-            raise TypeError(f"{what}[{i}] must be a str; got {type(t).__name__}")
+            # txtai's index([(id, text, tags), ...]) form, which a txtai user writes first
+            hint = (" (txtai's (id, text, tags) tuples: pass the texts, ids= and metadata= as three lists)"
+                    if isinstance(t, tuple) and documents else "")
+            raise TypeError(f"{what}[{i}] must be a str; got {type(t).__name__}{hint}")
     texts = _whole_characters(texts, what)
     if documents:
         warn_unfindable(texts, what)
@@ -81,6 +84,7 @@ def check_ids(ids, n):
     if isinstance(ids, (str, int)):
         raise TypeError(f"ids must be a list of ids (str or int), not a single {type(ids).__name__}")
     refuse_unordered(ids, "ids", "ids")
+    _refuse_shape(ids)
     ids = list(ids)
     if len(ids) != n:
         raise ValueError(f"got {len(ids)} ids for {n} texts")
@@ -97,6 +101,18 @@ def check_ids(ids, n):
             seen.add(x)
         raise ValueError(f"id {dup!r} is given twice")
     return ids
+
+
+def _refuse_shape(ids):
+    """A TypeError for a table given as ids (a DataFrame iterates as its column names: delete(df)
+    looked up the id "id"), a ValueError for an array of ids that is not one-dimensional (each row
+    was refused as "ids[0] ... got ndarray", naming no shape)."""
+    if is_table(ids):
+        raise TypeError(f"ids must be a list of ids, not a {type(ids).__name__} (its column names would be read): "
+                        "pass its column of ids, e.g. df['id']")
+    ndim = getattr(ids, "ndim", 1)
+    if isinstance(ndim, int) and ndim != 1 and hasattr(ids, "shape"):
+        raise ValueError(f"ids must be one-dimensional (one id per entry); got an array of shape {tuple(ids.shape)}")
 
 
 def _whole_number(x, where):
@@ -190,6 +206,8 @@ def ids_to_delete(ids, call="delete"):
         # a bytes object iterates as its byte values (b"a" deleted the id "97"), a dict as its
         # keys: neither is a list of ids
         raise TypeError(f"ids must be an id (a str or an int) or a list of them; got {type(ids).__name__}")
+    if not single:
+        _refuse_shape(ids)
     ids = [ids] if single else list(ids)
     # a str as given (an unknown one is missing), one holding a lone surrogate refused by name
     ids = [doc_id(x, f"ids[{i}]", call) for i, x in enumerate(ids)]

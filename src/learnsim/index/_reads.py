@@ -9,6 +9,7 @@ import numbers
 
 import numpy as np
 
+from .._utils.inputs import check_flag
 from ._arguments import ids_to_delete
 from ._integrity import read_retrying, sqlite_guarded as _sqlite_guarded
 from ._store import check_filter
@@ -115,8 +116,7 @@ class DocumentReads:
         limit = _check_count(limit, "limit", 1)
         offset = _check_count(offset, "offset", 0)
         fields = _check_include(include)
-        if not isinstance(missing_ok, bool):
-            raise TypeError(f"missing_ok must be True or False; got {missing_ok!r}")
+        missing_ok = check_flag(missing_ok, "missing_ok")
 
         def read():
             seqs = self._seqs[self._allowed(conditions)] if wanted is None else self._seqs_of(wanted, conditions,

@@ -1213,7 +1213,7 @@ class Index(ModelVersions, DocumentReads):
         """
         ids = _ids_to_delete(ids)
         with self._lock():
-            n = self.store.delete(ids, missing_ok=missing_ok)
+            n = self.store.delete(ids, missing_ok=_check_flag(missing_ok, "missing_ok"))
             self._refresh_deleted()
         return n
 
