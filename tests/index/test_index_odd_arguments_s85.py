@@ -69,3 +69,15 @@ def test_txtai_tuples_are_refused_naming_the_lists(index, write):
     with pytest.raises(TypeError, match=r"texts\[0\] must be a str; got tuple.*ids=.*metadata="):
         getattr(index, write)([("x1", "w001 w002", None)])
     assert index.count() == 12
+
+
+@pytest.mark.parametrize("call", [lambda idx: idx.search("w001", filter={}), lambda idx: idx.get(filter={}),
+                                  lambda idx: idx.count(filter={}), lambda idx: idx.more_like("d1", filter={})])
+def test_an_empty_filter_says_none_is_no_filter(index, call):
+    # refused, as documented (an empty filter is no mistake to guess at), but the message named
+    # only "a non-empty dict", not the way to ask for every document (chromadb and MongoDB read {}
+    # as no filter)
+    from learnsim.index import FilterError
+
+    with pytest.raises(FilterError, match=r"filter=None"):
+        call(index)

@@ -344,6 +344,11 @@ def _field_condition(field, path, value, budget):
 
 
 def _filter_tree(filter, depth, budget):
+    if depth == 1 and isinstance(filter, dict) and not filter:
+        # refused as documented, but with the way to ask for every document (chromadb and
+        # MongoDB read {} so; a LlamaIndex MetadataFilters with no filter is None already)
+        raise FilterError("filter is empty ({}): pass filter=None (or no filter) for every document, or at least "
+                          "one condition {field: value or [values] or {operator: value}}")
     if not isinstance(filter, dict) or not filter:
         where = "filter" if depth == 1 else "a filter inside $and, $or or $not"
         raise FilterError(f"{where} must be a non-empty dict {{field: value or [values] or {{operator: value}}}}; "
