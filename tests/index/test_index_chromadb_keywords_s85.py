@@ -57,3 +57,12 @@ def test_learnsims_own_keywords_still_work_and_others_are_pythons_error(index):
     assert len(index.search("w001", k=2, filter=None)) <= 2
     with pytest.raises(TypeError, match="unexpected keyword argument 'nonsense'"):
         index.search("w001", nonsense=1)
+
+
+def test_build_names_learnsims_words_too(tmp_path):
+    texts, _, ids, meta = corpus()
+    with pytest.raises(TypeError, match="chromadb.*metadata="):
+        Index.build(tmp_path / "new", model("linklearn"), texts[:5], ids=ids[:5], metadatas=meta[:5])
+    with pytest.raises(TypeError, match="chromadb.*texts="):
+        Index.build(tmp_path / "new", model("linklearn"), documents=texts[:5])
+    assert not (tmp_path / "new").exists()

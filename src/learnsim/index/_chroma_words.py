@@ -6,9 +6,10 @@ runs), naming learnsim's word for it, or what to do where learnsim has none. Che
 the keywords a method does not take: a call Python would have accepted is never refused."""
 from __future__ import annotations
 
+import functools
 import inspect
 
-__all__ = ["foreign_keywords", "refuse_foreign_keywords"]
+__all__ = ["chromadb_keywords", "foreign_keywords", "refuse_foreign_keywords"]
 
 # chromadb's keyword: learnsim's, or None where it has none (said in _NO_WORD)
 _CHROMA = {"documents": "texts", "metadatas": "metadata", "where": "filter", "n_results": "k",
@@ -47,3 +48,16 @@ def refuse_foreign_keywords(method, foreign, kwargs):
     if ours in params:
         raise TypeError(f"{said}; learnsim's is {ours}=")
     raise TypeError(f"{said} ({call} takes {', '.join(p for p in params if p != 'self')})")
+
+
+def chromadb_keywords(method):
+    """``method``, refusing chromadb's keywords it does not take by :func:`refuse_foreign_keywords`
+    (the methods that are not ``sqlite_guarded``, which checks them itself: ``Index.build``)."""
+    foreign = foreign_keywords(method)
+
+    @functools.wraps(method)
+    def checked(*args, **kwargs):
+        if kwargs and foreign and not foreign.isdisjoint(kwargs):
+            refuse_foreign_keywords(method, foreign, kwargs)
+        return method(*args, **kwargs)
+    return checked

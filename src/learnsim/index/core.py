@@ -47,6 +47,7 @@ from ._arguments import check_ids as _check_ids, check_k as _check_k, \
 from ._ann import AnnSearch, ann_config, check_ann_config, search_info, write_segment_of
 from ._batch import best_k_dense_batch, dense_batch_applies
 from ._build import building, check_target, no_index, tree_bytes as _tree_bytes
+from ._chroma_words import chromadb_keywords
 from ._integrity import Lock as _Lock, check_plan_dictionary, checked_up_to, model_encoder, load_plan, load_statistics, plan_checksums as _plan_checksums, read_retrying, \
     read_store, plan_of as _plan_of, retry_if_moved, sqlite_guarded as _sqlite_guarded, statistics_key, analysis_info, \
     write_manifest as _write_manifest, collection_rows as _collection
@@ -136,6 +137,7 @@ class Index(ModelVersions, DocumentReads):
 
     # ------------------------------------------------------------------ building and opening
     @classmethod
+    @chromadb_keywords
     @with_show_progress_bar
     def build(cls, path, pipeline, texts, ids=None, metadata=None, *, text=None, columns=None, dtype=None,
               overwrite=False, ann="auto"):
