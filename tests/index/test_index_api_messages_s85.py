@@ -95,3 +95,17 @@ def test_nan_in_add_keeps_adds_remedy(index):
     # add's own words stay: None there is the index numbering the document
     with pytest.raises(ValueError, match="numbers the document"):
         index.add(["w001 w002"], ids=[math.nan])
+
+
+def test_an_update_of_ids_not_in_the_index_names_them_all(index):
+    # it named the first only ("id 'zz' is not in the index (use add)"), and an update of the
+    # metadata alone not even the way round
+    before = index.get(["d1"])
+    for call in (lambda: index.update(["d1", "zz", "yy"], ["w001", "w002", "w003"]),
+                 lambda: index.update(["d1", "zz", "yy"], metadata=[{}, {}, {}])):
+        with pytest.raises(KeyError) as info:
+            call()
+        message = str(info.value)
+        assert "'zz'" in message and "'yy'" in message
+        assert "nothing was updated" in message and "upsert" in message
+        assert index.get(["d1"]) == before and index.count() == 20

@@ -12,7 +12,7 @@ import numpy as np
 from .._utils.inputs import check_flag
 from ._arguments import ids_to_delete
 from ._integrity import read_retrying, sqlite_guarded as _sqlite_guarded
-from ._store import check_filter
+from ._store import check_filter, not_updated
 
 __all__ = ["DocumentReads"]
 
@@ -132,6 +132,20 @@ class DocumentReads:
             return out
 
         return read_retrying(self, read)
+
+    def _texts_kept(self, ids):
+        """The texts of the live documents ``ids``, which an update of their metadata alone keeps
+        (read under its write lock); the ids not in the index named in one KeyError, as the
+        store's update names them (the first alone was named, without the way round)."""
+        texts, missing = [], []
+        for doc_id in ids:
+            try:
+                texts.append(self.document(doc_id)[0])
+            except KeyError:
+                missing.append(doc_id)
+        if missing:
+            raise not_updated(missing)
+        return texts
 
     def _seqs_of(self, wanted, conditions, missing_ok):
         """The sequence numbers of the live documents ``wanted`` (ids, in that order) that

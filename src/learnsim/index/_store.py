@@ -43,7 +43,7 @@ from ..exceptions import FilterError  # noqa: F401  (defined there; importable h
 from . import _row_pieces
 from ._row_pieces import long_row_pieces, utf8_pieces
 
-__all__ = ["DocumentStore", "FilterError", "MAX_FILTER_VALUES", "MAX_ID_CHARS", "check_metadata", "check_filter",
+__all__ = ["DocumentStore", "FilterError", "MissingIdsError", "MAX_FILTER_VALUES", "MAX_ID_CHARS", "check_metadata", "check_filter",
            "text_key", "not_json_number"]
 
 _SCHEMA = """
@@ -347,8 +347,8 @@ def _filter_tree(filter, depth, budget):
     if depth == 1 and isinstance(filter, dict) and not filter:
         # refused as documented, but with the way to ask for every document (chromadb and
         # MongoDB read {} so; a LlamaIndex MetadataFilters with no filter is None already)
-        raise FilterError("filter is empty ({}): pass filter=None (or no filter) for every document, or at least "
-                          "one condition {field: value or [values] or {operator: value}}")
+        raise FilterError("filter must be a non-empty dict {field: value or [values] or {operator: value}}; got {} "
+                          "(pass filter=None, or no filter, for every document)")
     if not isinstance(filter, dict) or not filter:
         where = "filter" if depth == 1 else "a filter inside $and, $or or $not"
         raise FilterError(f"{where} must be a non-empty dict {{field: value or [values] or {{operator: value}}}}; "
@@ -677,6 +677,13 @@ def missing_ids_message(missing):
     return f"id{'s' if len(missing) > 1 else ''} {shown}{more}"
 
 
+def not_updated(missing):
+    """The MissingIdsError of an update of ids not in the index (all of them named, as a delete's)."""
+    return MissingIdsError(f"{missing_ids_message(missing)} {'are' if len(missing) > 1 else 'is'} not in the index "
+                           "(never added, or deleted); nothing was updated (use add for new documents, or upsert, "
+                           "which adds or replaces)")
+
+
 def _rollback(conn):
     """Roll back the write under way on ``conn``, where SQLite has not already: it rolls a
     transaction back itself when its COMMIT meets a full disk (SQLITE_FULL) or an I/O error, and a
@@ -863,14 +870,17 @@ class DocumentStore:
         try:
             self._migrate()
             seq = conn.execute("INSERT INTO writes(kind) VALUES ('update')").lastrowid
-            seqs = []
+            seqs, missing = [], []
             for doc_id, text, meta in zip(ids, texts, metas):
                 cur = conn.execute("UPDATE docs SET deleted_seq = ? WHERE id = ? AND deleted_seq IS NULL",
                                    (seq, doc_id))
                 if cur.rowcount == 0:
-                    raise KeyError(f"id {doc_id!r} is not in the index (use add)")
+                    missing.append(doc_id)      # all named at once (rolled back below)
+                    continue
                 seqs.append(conn.execute(_INSERT, (doc_id, text, meta, row_digest(doc_id, text, meta),
                                                    text_key(text))).lastrowid)
+            if missing:
+                raise not_updated(missing)
             conn.execute("COMMIT")
         except BaseException:
             _rollback(conn)

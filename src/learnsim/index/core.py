@@ -1243,7 +1243,7 @@ class Index(ModelVersions, DocumentReads):
             self._flush_tail()
             given = texts is not None
             if not given:   # metadata alone: the texts read under the write lock
-                texts = [self.document(doc_id)[0] for doc_id in ids]
+                texts = self._texts_kept(ids)
             if metas is None:   # texts alone: the metadata kept (it was dropped: a filter lost them)
                 metas = _check_metadatas([self._metadata_kept(doc_id) for doc_id in ids], len(ids))
             rows, new = added_rows(self, texts, report=given)
