@@ -1197,7 +1197,8 @@ class Index(ModelVersions, DocumentReads):
 
     @_sqlite_guarded
     def delete(self, ids, *, missing_ok=False):
-        """Delete documents by id (tombstones until :meth:`compact`); returns how many.
+        """Delete documents by id (tombstones until :meth:`compact`); returns how many. Ids not in the
+        index are one KeyError naming them, nothing deleted, unless ``missing_ok`` (True or False).
 
         Examples
         --------
