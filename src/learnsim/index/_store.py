@@ -131,7 +131,7 @@ def check_metadata(meta, where="metadata"):
     if not ok:
         raise ValueError(f"{where} must hold JSON values only (str keys; str, int within 64 bits (a larger "
                          f"one as a str), float, bool, None, lists and dicts of them; no NaN or infinity); "
-                         f"got {_short(meta, 200)}")
+                         f"got {_short(meta, 200)}{_first_not_json(meta, where)}")
     text = json.dumps(meta, ensure_ascii=False, sort_keys=True, allow_nan=False)
     if not text.isascii():
         check_text(meta, where)     # a lone surrogate: no UTF-8 (SQLite's codec error, naming nothing)
@@ -142,6 +142,35 @@ def check_metadata(meta, where="metadata"):
         raise ValueError(f"{where} holds a str with a NUL character (\\x00), which a filter cannot "
                          f"compare (SQLite's JSON functions end a string there); got {_short(meta, 200)}")
     return text
+
+
+def _first_not_json(value, path):
+    """``"; first: <path> = <value>, a <type>"``: the first value (or key) of ``value`` that
+    :func:`_json_value_ok` refuses, said where it is: the whole dict alone named no value (a
+    numpy int64 from a DataFrame's cell looks like any int); "" when none is found."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if not isinstance(k, str):
+                return f"; first: the key {_short(k, 40)} of {path}, a {type(k).__name__} (keys are str)"
+            found = _first_not_json(v, f"{path}[{k!r:.40}]")
+            if found:
+                return found
+        return ""
+    if isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            found = _first_not_json(v, f"{path}[{i}]")
+            if found:
+                return found
+        return ""
+    if _json_value_ok(value, MAX_JSON_DEPTH):
+        return ""
+    kind = type(value)
+    if kind.__module__ == "numpy":
+        # a DataFrame's cell, row[...] or arr[i]: one of numpy's scalars, no JSON value as it is
+        return (f"; first: {path} = {_short(value, 40)}, a numpy {kind.__name__} (convert it: v.item(), or "
+                "int(v) / float(v) / str(v); df.to_dict('records') gives Python values)")
+    article = "an" if kind.__name__[:1] in "aeiou" else "a"
+    return f"; first: {path} = {_short(value, 40)}, {article} {kind.__name__}"
 
 
 def _holds_nul(value):
