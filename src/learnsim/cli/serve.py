@@ -185,6 +185,10 @@ def run(args):
         api_key = os.environ.get(args.api_key_env)
         if not api_key:
             raise UsageError(f"--api-key-env {args.api_key_env}: that environment variable is not set (or empty)")
+        from ..service._keys import key_problem
+
+        if key_problem(api_key):
+            raise UsageError(f"--api-key-env {args.api_key_env}: {key_problem(api_key)}")
     if args.protect_reads and api_key is None:
         raise UsageError("--protect-reads needs --api-key-env (the key that reads would need)")
     for name in args.allowed_host:

@@ -9,6 +9,7 @@ import email.utils
 import inspect
 import logging
 import math
+import re
 import time
 from datetime import datetime, timezone
 from urllib.parse import urlsplit
@@ -160,6 +161,12 @@ class _Session(Routes):
         self.client_id = None   # with_options(client_id=...) names a user
         if api_key is not None and (not isinstance(api_key, str) or not api_key):
             raise ValueError("api_key must be a non-empty str (or None)")
+        if api_key is not None and not re.fullmatch(r"[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?", api_key):
+            # a header carries visible ASCII as it is: a space at an end is dropped (the key
+            # refused as another), a line break or a character outside ASCII failed the first
+            # request deep in httpx (UnicodeEncodeError, or "no answer" for a write)
+            raise ValueError("api_key must be letters, digits and punctuation (spaces inside only): "
+                             "a header cannot carry a space at either end, a control character or non-ASCII")
         self._httpx, self._deadlines = httpx, _deadline
         self._errors = httpx.TransportError
         # an answer that came but cannot be decoded (a Content-Encoding its body is not)

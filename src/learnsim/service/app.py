@@ -149,6 +149,7 @@ from ._interleaved import interleaved_answer
 from ._page_error import PAGE_HEADERS as _PAGE_HEADERS
 from ._page_versions import explained_page
 from ._guard import HEAD, _BodyLimit, _authorized, allowed_host_names
+from ._keys import key_problem
 from ._http import (_RETRY_AFTER_S, StrictJSONRoute, _damage_message, _error, _error_of, _fail, _json, _short,
                     _validation_message, body_json)
 from ._limits import (BODY_FILTER, CHUNK_EXPLAIN, CHUNK_PAIRS, MAX_BATCH, MAX_DOCUMENTS, MAX_EXPLAIN_K,  # noqa: F401
@@ -496,6 +497,8 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         _check_option(name, value, low)
     if api_key is not None and (not isinstance(api_key, str) or not api_key):
         raise ValueError("api_key must be a non-empty str (or None for no key)")
+    if api_key is not None and key_problem(api_key):
+        raise ValueError(f"api_key: {key_problem(api_key)}")
     if protect_reads and api_key is None:
         raise ValueError("protect_reads needs an api_key")
     allowed_hosts = [allowed_hosts] if isinstance(allowed_hosts, str) else list(allowed_hosts)
