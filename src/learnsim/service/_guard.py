@@ -9,6 +9,7 @@ import socket
 from urllib.parse import unquote_to_bytes
 
 from . import _limits
+from ._cors import readable_by
 from ._http import _error, _short
 from ._page_error import page_refusal
 
@@ -288,6 +289,9 @@ class _BodyLimit:
         if scope["method"] == "HEAD" and scope["path"] != "/click":
             scope = dict(scope, method="GET", **{HEAD: True})
             send = _without_body(send)
+        if self.origins:
+            # an allowed page reads the refusals made here too (learnsim.service._cors)
+            send = readable_by(scope, self.origins, send)
         answer = _AnswerBytes(send, scope)
         try:
             await self._checked(scope, receive, answer.send)

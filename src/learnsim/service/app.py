@@ -1283,11 +1283,9 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
 
     front = FastSearch(_framework(app), answer=search_answer, error=_error_of, max_k=MAX_K, max_n_top=MAX_N_TOP)
     if cors_origins:
-        from starlette.middleware.cors import CORSMiddleware
+        from ._cors import ServiceCORS
 
-        front = CORSMiddleware(front, allow_origins=[o.rstrip("/") for o in cors_origins],
-                               allow_methods=["GET", "POST", "PUT", "DELETE"],
-                               allow_headers=["Authorization", "X-API-Key", "Content-Type"], max_age=600)
+        front = ServiceCORS(front, [o.rstrip("/") for o in cors_origins])
     front = _BodyLimit(front, max_bytes=int(max_body_bytes), hosts=hosts, key=key, read_only=read_only,
                        protect_reads=protect_reads, origins=cors_origins)
     app.front = Peer(front)
