@@ -85,6 +85,11 @@ def _checked_base_url(base_url, httpx):
                          f"'http://127.0.0.1:8000'); got {url[:100]!r}")
     if not parts.hostname:
         raise ValueError(f"base_url names no host; got {url[:100]!r}")
+    if parts.query or url.split("#", 1)[0].endswith("?"):
+        # each route's path was appended after it, inside the query: every call went to the
+        # search page "/" (an address copied from the browser's bar, http://host:8000/?q=...)
+        raise ValueError(f"base_url holds a query string ({'?' + parts.query!r}): give the service's address "
+                         f"alone, such as 'http://127.0.0.1:8000'; got {url[:100]!r}")
     return url.rstrip("/")
 
 
