@@ -169,6 +169,20 @@ def _head_too_long():
             b"content-length: " + str(len(body)).encode("ascii") + b"\r\n\r\n" + body)
 
 
+#: The longest request target (path and query string) httptools' parser reads: it gives a URL's
+#: parts 16-bit offsets, and refused a longer one as not HTTP.
+MAX_TARGET_BYTES = 65_535
+
+
+def _target_too_long():
+    body = json.dumps({"error": f"the request target (the path and the query string) is over {MAX_TARGET_BYTES:,} "
+                                "bytes (MAX_TARGET_BYTES): send the parameters in a POST body",
+                       "code": 414}).encode("utf-8")
+    return (b"HTTP/1.1 414 URI Too Long\r\ncontent-type: application/json\r\n"
+            b"x-content-type-options: nosniff\r\nconnection: close\r\n"
+            b"content-length: " + str(len(body)).encode("ascii") + b"\r\n\r\n" + body)
+
+
 def _not_http(message):
     body = json.dumps({"error": f"the request is not valid HTTP/1.1 ({message.rstrip('.')}): its request line, a "
                                 "header (a NUL, a folded line, bytes that are not ASCII) or its body's framing "
@@ -265,7 +279,9 @@ def guarded_protocol(base=None):
         def send_400_response(self, msg):
             # uvicorn's answer to a request its parser refuses was plain text, where every other
             # answer of the service is its JSON error (a client reads {"error", "code"})
-            self.transport.write(_not_http(msg))
+            # a valid request whose target is over the parser's bound was said to be no HTTP
+            too_long = len(getattr(self, "url", None) or b"") > MAX_TARGET_BYTES
+            self.transport.write(_target_too_long() if too_long else _not_http(msg))
             self.transport.close()
 
         def _should_upgrade(self):
