@@ -99,3 +99,18 @@ def test_an_allowed_preflight_is_still_allowed_and_takes_x_client_id(client):
                                             "access-control-request-headers": "content-type, x-api-key, x-client-id"})
     assert r.status_code == 200 and r.headers["access-control-allow-origin"] == PAGE
     assert "x-client-id" in r.headers["access-control-allow-headers"].lower()
+
+
+def test_an_origin_given_in_capitals_is_the_origin_browsers_send(tmp_path):
+    # a browser sends its origin's scheme and host in lower case; the Origin check of writes
+    # compared without case, Starlette's CORS layer with it: the preflight of
+    # --cors-origin https://App.Example was refused, its writes then accepted
+    texts, _, ids, meta = corpus()
+    Index.build(tmp_path / "bm25", model("bm25"), texts[:10], ids[:10], meta[:10]).close()
+    c = TestClient(create_app(tmp_path / "bm25", cors_origins=["https://App.Example/"]),
+                   raise_server_exceptions=False, base_url="http://127.0.0.1")
+    r = c.options("/v1/docs", headers={"origin": "https://app.example", "access-control-request-method": "POST",
+                                       "access-control-request-headers": "content-type"})
+    assert r.status_code == 200 and r.headers["access-control-allow-origin"] == "https://app.example", r.text
+    r = c.get("/v1/search", params={"q": "w001"}, headers={"origin": "https://app.example"})
+    assert r.headers["access-control-allow-origin"] == "https://app.example"

@@ -1285,7 +1285,8 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
     if cors_origins:
         from ._cors import ServiceCORS
 
-        front = ServiceCORS(front, [o.rstrip("/") for o in cors_origins])
+        # lower case: the origin a browser sends (the Origin check of writes compares without case)
+        front = ServiceCORS(front, [o.rstrip("/").lower() for o in cors_origins])
     front = _BodyLimit(front, max_bytes=int(max_body_bytes), hosts=hosts, key=key, read_only=read_only,
                        protect_reads=protect_reads, origins=cors_origins)
     app.front = Peer(front)
