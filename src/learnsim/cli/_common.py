@@ -255,7 +255,13 @@ def _note(message):
 
 def _width(text):
     """Columns ``text`` takes on a terminal: Chinese, Japanese and Korean characters (East
-    Asian wide and full-width) take two, so that a table of them stays aligned."""
+    Asian wide and full-width) take two, so that a table of them stays aligned; a character that
+    standard output writes as a \\uXXXX escape (an ASCII stdout) takes the escape's six."""
+    if text.isascii():
+        return len(text)
+    from ._output_encoding import as_written
+
+    text = as_written(text)     # a character stdout cannot write takes its escape's columns
     if text.isascii():
         return len(text)
     import unicodedata

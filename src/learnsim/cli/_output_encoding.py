@@ -51,6 +51,41 @@ def _undecoded(exc):
     return codecs.lookup_error("surrogateescape")(exc)
 
 
+# the encoding of the stdout that :func:`escape_unencodable_stdout` switched to escapes, while it is
+_escaping = []
+
+
+def as_written(text):
+    """``text`` as stdout will write it: each character its encoding cannot write as its \\uXXXX
+    escape. A table measures its columns on this, not on the characters: an escaped id ('\\u00fc1',
+    7 columns) measured as 2 pushed the rest of its row 5 columns right of the header's."""
+    if not _escaping or text.isascii():
+        return text
+    encoding = _escaping[-1]
+    try:
+        text.encode(encoding)
+        return text
+    except (UnicodeEncodeError, LookupError):
+        pass
+    out = []
+    for ch in text:
+        try:
+            ch.encode(encoding)
+            out.append(ch)
+        except UnicodeEncodeError:
+            code = ord(ch)
+            if 0xDC80 <= code <= 0xDCFF and _surrogateescape[-1]:
+                out.append("?")         # an undecoded byte, written back as the byte: one column
+            elif code > 0xFFFF:
+                code -= 0x10000
+                out.append(f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}")
+            else:
+                out.append(f"\\u{code:04x}")
+        except LookupError:
+            out.append(ch)
+    return "".join(out)
+
+
 codecs.register_error(_HANDLER, _escape)
 
 
@@ -71,9 +106,11 @@ def escape_unencodable_stdout():
     except (AttributeError, ValueError, OSError):
         return lambda: None
     _surrogateescape.append(old == "surrogateescape")
+    _escaping.append(stream.encoding)
 
     def restore():
         _surrogateescape.pop()
+        _escaping.pop()
         try:
             stream.reconfigure(errors=old)
         except (AttributeError, ValueError, OSError):
