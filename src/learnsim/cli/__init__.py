@@ -322,6 +322,9 @@ def main(argv=None):
     except UsageError as exc:
         return _report_error(prog, str(exc), 2, as_json)
     restore_stdout = escape_unencodable_stdout()
+    from ._environment import note_unknown_progress_values
+
+    note_unknown_progress_values()
     from .._utils.embedding_home import set_default_embedding_folder
 
     old_folder = set_default_embedding_folder(*_embedding_folder(args))
