@@ -352,6 +352,10 @@ def main(argv=None):
             _stdout_to_devnull()
             return 0
         except Exception as exc:
+            if not args.debug and _after_an_interrupt():
+                # the interrupt turned into another error by what it stopped (an extension's
+                # import raises ImportError, a half-loaded module a ValueError): not the user's
+                return _report_error("learnsim", "interrupted", 130, as_json)
             message = None if args.debug else _user_error_message(exc)
             if message is not None and _stdout_failed(exc):
                 # 'No space left on device' alone, after fit had saved its model, did not say that the
@@ -372,6 +376,13 @@ def main(argv=None):
             set_enabled(old_progress)
             set_mode(old_mode)
             set_default_embedding_folder(*old_folder)
+
+
+def _after_an_interrupt():
+    """Whether the ``learnsim`` command's process was sent SIGINT (:mod:`learnsim._console`
+    watches for it; main() called from Python is never)."""
+    console = sys.modules.get("learnsim._console")
+    return console is not None and console.interrupted()
 
 
 # The commands that encode a collection keep its embeddings beside their model or index (issue
