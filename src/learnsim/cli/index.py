@@ -462,13 +462,17 @@ def _change(args, index):
                                       encoding=args.encoding or "utf-8")
                 # an id as the line holds it, but its line end: " a " is an id (a JSON corpus
                 # keeps it so), which strip() made "a", not in the index or another document
-                ids.extend(_id_of_line(index, line) for _, line in lines if line.strip())
+                from_file = [_id_of_line(index, line) for _, line in lines if line.strip()]
             except OSError as exc:
                 why = getattr(exc, "strerror", None) or exc
                 raise UsageError(f"--ids {args.ids_file}: cannot read it ({why})") from None
             except DocumentFormatError as exc:
                 # the decoder's way round, --encoding-errors replace, is no option of delete's
                 raise UsageError(str(exc).split("; pass encoding_errors=")[0]) from None
+            if not from_file and not ids:
+                # "give the documents to delete with --id ID or --ids FILE" to a user who gave one
+                raise UsageError(f"--ids {args.ids_file}: the file holds no id (one document id per line)")
+            ids.extend(from_file)
         if not ids:
             raise UsageError("give the documents to delete with --id ID or --ids FILE")
         try:
