@@ -81,6 +81,7 @@ class _Parser(argparse.ArgumentParser):
         self.register("action", "store", _StoreOnce)
 
     def parse_known_args(self, args=None, namespace=None):
+        self._words = list(sys.argv[1:] if args is None else args)
         namespace, extras = super().parse_known_args(args, namespace)
         # (a command's parser runs on a namespace of its own, copied into the main one after)
         namespace.__dict__.pop(_GIVEN, None)
@@ -123,7 +124,28 @@ class _Parser(argparse.ArgumentParser):
             near = difflib.get_close_matches(found.group(1), re.findall(r"'([^']*)'", found.group(2)), n=1, cutoff=0.6)
             if near:
                 message += f" (did you mean '{near[0]}'?)"
+        if re.match(r"the following arguments are required|one of the arguments .* is required", message):
+            # argparse checks these before it looks at the words it did not take: '--modle m.npz'
+            # was "the following arguments are required: --model" to a user who believes they gave it
+            unknown = self._unknown_options()
+            if unknown:
+                from ._unknown_words import unknown_words_message
+
+                message = f"{unknown_words_message(self, unknown, argparse.Namespace())}; {message}"
         raise _UsageExit(self.prog, f"{message} (see '{self.prog} --help')")
+
+    def _unknown_options(self):
+        """The words of this parser's command line that look like options and name none of its own
+        (nor a prefix of one, which argparse takes)."""
+        unknown = []
+        for word in getattr(self, "_words", ()):
+            if word == "--":
+                break
+            name = word.split("=", 1)[0]
+            if name.startswith("--") and name not in self._option_string_actions and \
+                    not any(s.startswith(name) for s in self._option_string_actions):
+                unknown.append(word)
+        return unknown
 
 
 def _formatter(prog):
