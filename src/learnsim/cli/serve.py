@@ -130,9 +130,9 @@ def register(commands):
                              "followed (POST /v1/feedback, the page's result links) in DIR/feedback.sqlite, for "
                              "'learnsim fit --method relative --clicks-from DIR'; feedback is a write (the API key "
                              "when one is set)")
-    clicks.add_argument("--feedback-days", type=_days, default=90.0, metavar="DAYS",
+    clicks.add_argument("--feedback-days", type=_days, default=None, metavar="DAYS",
                         help="keep the click log's records this many days (default: 90)")
-    clicks.add_argument("--feedback-rows", type=_rows, default=1_000_000, metavar="N",
+    clicks.add_argument("--feedback-rows", type=_rows, default=None, metavar="N",
                         help="keep at most this many impressions, dropping the oldest (default: 1000000)")
     clicks.add_argument("--feedback-max-bytes", type=_bytes, default=None, metavar="BYTES",
                         help="the click log's bound in bytes (K, M, G: 1024-based; default: 256M); past it, or past a "
@@ -155,7 +155,7 @@ def register(commands):
                         help="with a candidate model staged ('learnsim index promote DIR --model M' stages one), "
                              "answer this share of single searches with a team-draft interleaving of the served "
                              "and the candidate ranking (default: 0); 'learnsim index promote' reads the outcome")
-    clicks.add_argument("--interleave-pool", type=_pool, default=100, metavar="N",
+    clicks.add_argument("--interleave-pool", type=_pool, default=None, metavar="N",
                         help="the served model's hits the candidate re-ranks for an interleaved search "
                              "(default: 100)")
     serve.set_defaults(handler=run)
@@ -169,6 +169,13 @@ def _check_analyser(index):
     the plan and its tokenizer, as the first search would (an index without a plan reads with
     its model, loaded in the background)."""
     index.read_query("\u3042")
+
+
+# the options of the click log, which only --learn-from-clicks keeps (option, dest)
+_CLICK_LOG_OPTIONS = (("--feedback-days", "feedback_days"), ("--feedback-rows", "feedback_rows"),
+                      ("--feedback-max-bytes", "feedback_max_bytes"), ("--feedback-client-share", "feedback_client_share"),
+                      ("--ipv6-prefix", "ipv6_prefix"), ("--allow-anonymous-learning", "allow_anonymous_learning"),
+                      ("--interleave-pool", "interleave_pool"))
 
 
 def run(args):
@@ -204,10 +211,16 @@ def run(args):
         raise UsageError(f"--learn-from-clicks on --host {args.host} without --api-key-env: anyone who reaches it "
                          "would feed what it learns and promotes; give a key, or --allow-anonymous-learning to accept "
                          "that (each address one client)")
-    if not args.learn_from_clicks and (args.feedback_max_bytes is not None or args.feedback_client_share is not None
-                                       or args.allow_anonymous_learning or args.ipv6_prefix is not None):
-        raise UsageError("--feedback-max-bytes, --feedback-client-share, --ipv6-prefix and "
-                         "--allow-anonymous-learning need --learn-from-clicks")
+    if not args.learn_from_clicks:
+        # each said nothing and did nothing without it (--feedback-days 5 served as if not given)
+        given = [option for option, dest in _CLICK_LOG_OPTIONS if getattr(args, dest) not in (None, False)]
+        if given:
+            raise UsageError(f"{', '.join(given)}: the options of the click log need --learn-from-clicks (only it "
+                             "keeps one)")
+    # the defaults, set here so that an option given without --learn-from-clicks is told apart
+    args.feedback_days = 90.0 if args.feedback_days is None else args.feedback_days
+    args.feedback_rows = 1_000_000 if args.feedback_rows is None else args.feedback_rows
+    args.interleave_pool = 100 if args.interleave_pool is None else args.interleave_pool
     if args.learn_from_clicks:
         _check_feedback_log(args)
     try:   # imported here: 'import learnsim' and 'learnsim --help' must not need them
