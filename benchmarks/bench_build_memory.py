@@ -5,6 +5,9 @@ child's rusage, wall seconds), on seeded synthetic text (a Zipf vocabulary of 20
 
 - ``line``: ``learnsim index build --corpus`` of one document that is a single line of ``--mb`` MB
   (a book, a log file, a dump brought as one document), under a BM25 model fitted once;
+- ``cjk-line``: ``learnsim index build --corpus`` of one single line of ``--cjk-mb`` MB of
+  Japanese (generated sentences of kanji and kana pseudo-words, each ending in 。, a Latin word
+  now and then), read by the default analyser's character bigrams (stop 85);
 - ``short-index``: ``learnsim index build`` of ``--short`` short documents (8-30 words);
 - ``short-fit``: ``learnsim fit --input`` of those documents labelled (200 labels);
 - ``short-fit-pairs``: ``learnsim.fit(texts, pairs=...)`` on them (pairs of documents of one label).
@@ -15,6 +18,7 @@ arrays and document copies, the statistics, the plan: byte for byte).
 
     python benchmarks/bench_build_memory.py --tree old=/tmp/old/src --tree new=src --rounds 2
     python benchmarks/bench_build_memory.py --tree old=/tmp/old/src --tree new=src --cases line --quote-every 10000
+    python benchmarks/bench_build_memory.py --tree old=/tmp/old/src --tree new=src --cases cjk-line --cjk-mb 20
 """
 from __future__ import annotations
 
@@ -30,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-CASES = ("line", "short-index", "short-fit", "short-fit-pairs")
+CASES = ("line", "cjk-line", "short-index", "short-fit", "short-fit-pairs")
 
 _PAIRS_FIT = """
 import sys, learnsim
@@ -50,7 +54,28 @@ learnsim.fit(texts, pairs=pairs)
 """
 
 
-def make_data(folder, mb, n_short, seed=0, quote_every=0):
+def make_cjk_line(path, mb, seed=0):
+    """One line of about ``mb`` MB (UTF-8) of seeded Japanese: sentences of 5-30 pseudo-words of
+    1-4 kanji and kana (a Zipf vocabulary of 20,000), each ended by 。, a Latin word every 50th."""
+    rng = np.random.default_rng(seed)
+    chars = np.array([chr(c) for c in range(0x4E00, 0x4E00 + 1500)] + [chr(c) for c in range(0x3041, 0x3094)]
+                     + [chr(c) for c in range(0x30A1, 0x30F7)])
+    vocab = np.array(sorted({"".join(rng.choice(chars, rng.integers(1, 5))) for _ in range(20_000)}))
+    p = 1.0 / np.arange(1, len(vocab) + 1)
+    p /= p.sum()
+    size, parts, written = int(mb * 1_000_000), [], 0
+    while written < size:
+        words = rng.choice(vocab, 200_000, p=p)
+        cuts = np.cumsum(rng.integers(5, 31, 20_000))
+        sentences = ["".join(words[a:b]) for a, b in zip(cuts[:-1], cuts[1:]) if b <= len(words)]
+        block = "。".join(s if i % 50 else s + " latin" for i, s in enumerate(sentences)) + "。"
+        parts.append(block)
+        written += len(block.encode("utf-8"))
+    text = "".join(parts).encode("utf-8")[:size].decode("utf-8", "ignore")
+    path.write_text(text + "\n", encoding="utf-8")
+
+
+def make_data(folder, mb, n_short, seed=0, quote_every=0, cjk_mb=0):
     """The model's training file, the long line (a curly quote every ``quote_every`` characters
     where > 0: a text that is not ASCII, as a book's) and the short documents (label<TAB>text)."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -60,7 +85,8 @@ def make_data(folder, mb, n_short, seed=0, quote_every=0):
     p = 1.0 / np.arange(1, len(vocab) + 1)
     p /= p.sum()
     line = f"line{mb}.txt" if not quote_every else f"line{mb}-q{quote_every}.txt"
-    files = {"train": folder / "train.tsv", "line": folder / line, "short": folder / f"short{n_short}.tsv"}
+    files = {"train": folder / "train.tsv", "line": folder / line, "short": folder / f"short{n_short}.tsv",
+             "cjk": folder / f"cjk{cjk_mb}.txt"}
     if not files["train"].exists():
         with open(files["train"], "w", encoding="utf-8") as fh:
             for i in range(2000):
@@ -73,6 +99,8 @@ def make_data(folder, mb, n_short, seed=0, quote_every=0):
         if quote_every:
             text = "\u201c".join(text[i:i + quote_every] for i in range(0, len(text), quote_every))[:size]
         files["line"].write_text(text + "\n", encoding="utf-8")
+    if cjk_mb and not files["cjk"].exists():
+        make_cjk_line(files["cjk"], cjk_mb, seed)
     if not files["short"].exists():
         with open(files["short"], "w", encoding="utf-8") as fh:
             fh.write("label\ttext\n")         # read so by fit --input and index build alike
@@ -117,6 +145,9 @@ def case_argv(case, files, work, tree):
     if case == "line":
         return [py, "-m", "learnsim", "index", "build", "--model", str(work / f"model-{tree}.npz"),
                 "--corpus", str(files["line"]), "--out", str(work / f"ix-line-{tree}"), "--overwrite"]
+    if case == "cjk-line":
+        return [py, "-m", "learnsim", "index", "build", "--model", str(work / f"model-{tree}.npz"),
+                "--corpus", str(files["cjk"]), "--out", str(work / f"ix-cjk-{tree}"), "--overwrite"]
     if case == "short-index":
         return [py, "-m", "learnsim", "index", "build", "--model", str(work / f"model-{tree}.npz"),
                 "--corpus", str(files["short"]), "--out", str(work / f"ix-short-{tree}"), "--overwrite"]
@@ -159,6 +190,7 @@ def main(argv=None):
     ap.add_argument("--mb", type=float, default=60.0, help="size of the one-line document (MB)")
     ap.add_argument("--quote-every", type=int, default=0, metavar="N",
                     help="a curly quote every N characters of the line (its text not ASCII); 0: none")
+    ap.add_argument("--cjk-mb", type=float, default=20.0, help="size of the cjk-line case's Japanese line (MB)")
     ap.add_argument("--short", type=int, default=100_000, help="number of short documents")
     ap.add_argument("--cases", nargs="+", choices=CASES, default=list(CASES))
     ap.add_argument("--rounds", type=int, default=1)
@@ -168,8 +200,9 @@ def main(argv=None):
     args = ap.parse_args(argv)
     trees = dict(t.split("=", 1) for t in args.tree) or {"new": str(Path(__file__).resolve().parents[1] / "src")}
     work = args.work or Path(tempfile.mkdtemp(prefix="bench-build-memory-"))
-    files = make_data(work / "data", args.mb, args.short, quote_every=args.quote_every)
-    sizes = {"line": files["line"].stat().st_size, "short": files["short"].stat().st_size}
+    files = make_data(work / "data", args.mb, args.short, quote_every=args.quote_every,
+                      cjk_mb=args.cjk_mb if "cjk-line" in args.cases else 0)
+    sizes = {name: files[name].stat().st_size for name in files if files[name].exists()}
     for name, src in trees.items():
         if not (work / f"model-{name}.npz").exists():
             measured([sys.executable, "-m", "learnsim", "fit", "--input", str(files["train"]),
@@ -179,7 +212,7 @@ def main(argv=None):
         for case in args.cases:
             for name, src in trees.items():
                 row = dict(one_run(case, files, work, name, src, args.timeout), case=case, tree=name, round=r)
-                size = sizes["line" if case == "line" else "short"]
+                size = sizes[{"line": "line", "cjk-line": "cjk"}.get(case, "short")]
                 row["input_mb"] = size / 1e6
                 row["peak_over_input"] = row["peak_mb"] * 1024 * 1024 / size
                 results.append(row)
@@ -188,7 +221,7 @@ def main(argv=None):
                       flush=True)
     compared = {}
     names = list(trees)
-    for case in ("line", "short"):
+    for case in ("line", "cjk", "short"):
         for other in names[1:]:
             a, b = work / f"ix-{case}-{names[0]}", work / f"ix-{case}-{other}"
             if a.exists() and b.exists():
