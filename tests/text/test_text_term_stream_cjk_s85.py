@@ -94,3 +94,19 @@ def test_segmenter_batches_join_to_the_tokenizers_list(small_batches, name, para
     batches, joined = _joined(tok, text)
     assert len(batches) > 1
     assert joined == tok(text)
+
+
+def test_vectors_of_spaceless_texts_are_those_of_the_whole_list(monkeypatch):
+    from learnsim.text import TextVectorizer
+
+    texts = [_mixed(5), _japanese(6, 800), _mixed(7, 30)]
+    for params in ({"weighting": "bm25"}, {"weighting": "tfidf", "ngram_range": (1, 2), "cjk_unigrams": True}):
+        whole = TextVectorizer(**params).fit(texts)
+        X = whole.transform(texts)
+        with monkeypatch.context() as m:
+            m.setattr(_term_stream, "STREAM_CHARS", 64)
+            m.setattr(_term_stream, "BATCH", 5)
+            streamed = TextVectorizer(**params).fit(texts)
+            Y = streamed.transform(texts)
+        assert streamed.vocabulary_ == whole.vocabulary_
+        assert (Y != X).nnz == 0 and Y.dtype == X.dtype
