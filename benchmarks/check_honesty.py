@@ -260,10 +260,9 @@ def run(name, data, seed, scale):
     if name == "flickr8k":
         tr, te = (D.load_flickr8k_captions(data, split=s) for s in ("train", "test"))
         def images(d, k):  # noqa: E306
-            ids = _sample(rng, sorted(set(d.image_ids)), k)
-            keep = set(ids)
-            idx = [i for i, m in enumerate(d.image_ids) if m in keep]
-            return [d.data[i] for i in idx], [d.image_ids[i] for i in idx]
+            keep = set(_sample(rng, range(len(d.image_ids)), k))
+            idx = [i for i, m in enumerate(d.target) if m in keep]
+            return [d.data[i] for i in idx], [int(d.target[i]) for i in idx]
         return _held_clusters(name, seed, *images(tr, n(80)), *images(te, n(60)))
     if name == "livedoor":
         d = D.load_livedoor(data)

@@ -84,13 +84,22 @@ def checked_cluster_search(o, texts, labels, X, learn, owner, summary, fitted):
     fits the method on the other clusters and returns its scores. A model that does not beat the
     strongest baseline is that baseline's (issue 42)."""
     from .baseline import (FoldedPools, FoldedSplit, SearchBaselines, check_search, fold_runs, lexical_language,
-                           split_clusters)
+                           split_clusters, too_few_held_clusters)
 
     start = time.perf_counter()
     y = np.asarray(labels)
     got = split_clusters(y, o.baseline_holdout, random_state=o.random_state)
     if got is None:
         return _few_clusters_baseline(o, texts, y, X, owner, summary, fitted)
+    if too_few_held_clusters(y):
+        # 4-5 clusters: their whole-cluster check could never keep anything (fewer groups than it
+        # needs); checked on held-out items of each cluster instead, the use of so few clusters
+        from ._cluster_items import checked_cluster_item_search
+
+        items = checked_cluster_item_search(o, texts, y, X, learn, owner, summary, fitted)
+        if items is not None:
+            fitted.metric_seconds += time.perf_counter() - start
+            return items
     parts = [got]
     # few held-out items or clusters: further runs of clusters, each held out of its own fit, as judgements' folds
     runs = fold_runs(got[1].n_queries, groups=np.unique(got[1].groups).size)

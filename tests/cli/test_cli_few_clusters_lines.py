@@ -59,7 +59,8 @@ def test_a_fit_that_ends_as_the_baseline_prints_only_the_baseline(tmp_path, n_cl
     assert "features" not in lines[0], lines[0]     # the learned vectoriser's, not the saved model's
     scoring = {"bm25": "BM25", "cosine": "tf.idf cosine"}[summary["model"]]
     assert lines[1].startswith(f"The model is {scoring}, the strongest baseline"), out
-    assert "too few" in lines[1], lines[1]
+    # 2-3 clusters: too few to check; 4-5: checked on held-out items of each cluster (stop 85)
+    assert ("too few" if n_clusters < 4 else "did not beat") in lines[1], lines[1]
     assert any(line.startswith("Search against the strongest baseline: ") for line in lines), out
     assert lines[-1].startswith("Fit in ")
     if not method:
@@ -68,7 +69,7 @@ def test_a_fit_that_ends_as_the_baseline_prints_only_the_baseline(tmp_path, n_cl
         # learnsim.fitting, whose clusters_too_few quiets the learner at 2-3 clusters only)
         warned = [line for line in err.splitlines() if "warning:" in line]
         assert len(warned) == 1, err
-        assert "too few" in warned[0]
+        assert ("too few" if n_clusters < 4 else "does not beat") in warned[0]
 
 
 def test_a_learned_model_keeps_its_lines(tmp_path):

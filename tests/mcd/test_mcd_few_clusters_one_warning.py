@@ -1,5 +1,6 @@
-"""mcd on 4 or 5 labelled clusters: too few for the search check to tell a gain from chance (it
-needs 6 held-out groups), so the model ends as the strongest baseline and the check warns so. mcd's
+"""mcd on 4 or 5 labelled clusters: too few for the search check to tell a gain from chance on
+whole held-out clusters (it needs 6 held-out groups); checked on held-out items of each cluster
+instead (stop 85), the model here ends as the strongest baseline and the check warns so. mcd's
 own check had warned too, that it was 'not checked against the baseline (Euclidean distance ...):
 4 clusters; holding 2 out needs 6': two warnings for the one cause, the first about a model not
 kept. One warning per cause per fit: the search check's, which says what the model is."""
@@ -32,7 +33,9 @@ def test_four_or_five_clusters_warn_once(n_clusters, options):
     assert report["search_baseline_gain"]["status"] == "baseline"
     assert report["model"] == report["strongest_baseline"]
     assert len(said) == 1, said
-    assert said[0].startswith("learnsim fit --method mcd: ") and "too few" in said[0], said
+    # stop 85: 4-5 clusters are checked on held-out items of each cluster (no longer 'too few'
+    # by their count alone); on this corpus the learned metric loses there
+    assert said[0].startswith("learnsim fit --method mcd: ") and "does not beat" in said[0], said
     # the report keeps mcd's own check (--json's baseline_gain): only the repeated warning goes
     assert report["baseline_gain"]["status"] in ("unchecked", "learned", "baseline")
 

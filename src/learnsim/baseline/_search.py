@@ -1147,6 +1147,10 @@ class FoldedSplit:
         from ._split import _n_documents
 
         n_docs = _n_documents(self.documents, texts)
+        if self.by == "cluster items":
+            return (f"{self.n_queries} held-out items of the clusters in {len(self.splits)} folds (each fold held "
+                    f"out of a learner fitted on the other items; all cold), each searching its fold's "
+                    f"{n_docs} held-out items and unclustered texts for its cluster mates")
         if self.by == "cluster":
             return (f"{self.n_queries} held-out queries of whole held-out clusters in {len(self.splits)} folds (each "
                     f"fold held out of a learner fitted on the other clusters; all cold), searching "

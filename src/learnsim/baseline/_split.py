@@ -295,6 +295,9 @@ class SearchSplit:
             whole = "components of pairs" if self.by == "component" else "clusters"
             return (f"{self.n_queries} held-out queries of whole held-out {whole} (all cold), "
                     f"searching {n_docs} documents")
+        if self.by == "cluster items":
+            return (f"{self.n_queries} held-out items of the clusters (all cold), each searching the "
+                    f"{n_docs} held-out items and unclustered texts for its cluster mates")
         return (f"{self.n_queries} held-out queries searching {n_docs} documents; {n_unseen} have "
                 f"relevant documents no training pair names ({n_cold} only such), {n_seen} have some a "
                 f"training pair names (warm); {self.n_cold_documents} documents held out with their pairs")
