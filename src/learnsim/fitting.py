@@ -282,9 +282,9 @@ def fit_film(o, texts, labels, pairs, summary, note=_quiet, flags=None, document
         if clusters_too_few(o, labels):     # the model ends as the strongest baseline: the check says so
             warnings.simplefilter("ignore")
         elif o.baseline_holdout is not None and too_few_held_clusters(labels):
-            # 4-5 clusters: the search check that follows cannot keep the learned metric and its
-            # one warning says so; FILM's own check (against the input cosine) was a second
-            # warning of that cause, about a model not kept (it stays in baseline_gain)
+            # 4-5 clusters: the search check that follows holds out items of each cluster (stop 85)
+            # and its warning says what it decided; FILM's own check on whole clusters (too few)
+            # was a second warning about the same few clusters (it stays in baseline_gain)
             warnings.filterwarnings("ignore", category=BaselineWarning)
         metric.fit(X, y)
     summary.update(input_weight=metric.input_weight_, baseline_gain=_report(metric.baseline_gain_))

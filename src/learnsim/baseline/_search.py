@@ -1169,8 +1169,9 @@ class FoldedSplit:
 def too_few_held_clusters(labels):
     """Whether the clusters ``labels`` (-1: in none) are fewer than the held-out groups the search
     check needs to keep a learned model (``MIN_HELD_GROUPS``): its held-out clusters are the
-    groups its interval resamples, so 4 or 5 clusters of two or more items end as the strongest
-    baseline, and a learner's own check on them warns about a model that is not kept.
+    groups its interval resamples: 4 or 5 clusters of two or more items are checked on held-out
+    items of each cluster instead (stop 85, :func:`learnsim.baseline._items.split_cluster_items`),
+    and a learner's own check on them is not warned about (the search check's warning says it).
 
     Examples
     --------
