@@ -21,10 +21,11 @@ from ._utils.progress import stage
 __all__ = ["checked_cluster_item_search"]
 
 
-def checked_cluster_item_search(o, texts, y, X, learn, owner, summary, fitted):
+def checked_cluster_item_search(o, texts, y, X, learn, owner, summary, fitted, baseline_model):
     """As :func:`learnsim._search_checks.checked_cluster_search`, on held-out items of the
-    clusters ``y``; None where no cluster can spare two items (the caller's check then runs)."""
-    from ._search_checks import baseline_model
+    clusters ``y``; None where no cluster can spare two items (the caller's check then runs).
+    ``baseline_model``: the caller's (:func:`learnsim._search_checks.baseline_model`), passed in
+    so that this module imports nothing that imports it."""
     from .baseline import FoldedPools, FoldedSplit, SearchBaselines, check_search, fold_runs, lexical_language
     from .baseline._items import split_cluster_items
 

@@ -96,7 +96,7 @@ def checked_cluster_search(o, texts, labels, X, learn, owner, summary, fitted):
         # needs); checked on held-out items of each cluster instead, the use of so few clusters
         from ._cluster_items import checked_cluster_item_search
 
-        items = checked_cluster_item_search(o, texts, y, X, learn, owner, summary, fitted)
+        items = checked_cluster_item_search(o, texts, y, X, learn, owner, summary, fitted, baseline_model)
         if items is not None:
             fitted.metric_seconds += time.perf_counter() - start
             return items
