@@ -93,11 +93,11 @@ def fit_mcd(o, texts, labels, pairs, settings, summary, quiet=False):
     from ..baseline import too_few_held_clusters
     from ..baseline._said import fell_back
 
-    # the search check on held-out clusters follows (learnsim.fitting.fit_mcd) and, with too few
-    # held-out clusters, cannot keep the learned metric (fewer clusters than groups it needs): the
-    # model is the strongest baseline, and that check's one warning says so. This check's (not
+    # the search check follows (learnsim.fitting.fit_mcd): with too few clusters to hold whole
+    # ones out (4 or 5), it holds out items of each cluster (baseline._items) and keeps the learned
+    # metric or the strongest baseline, its one warning saying which. This check's own (not
     # checked against Euclid: 4 clusters; holding 2 out needs 6) was a second warning of the one
-    # cause, about a model not kept; it stays in the report (baseline_gain)
+    # cause, answered by that search check; it stays in the report (baseline_gain)
     not_kept = pairs is None and o.baseline_holdout is not None and too_few_held_clusters(labels)
     if not quiet:
         replay(caught, drop=fell_back if not_kept else None)
