@@ -15,6 +15,8 @@ and one client at most ``client_share`` of that (default 10 %). An impression co
 its ids shown, its teams and a row's overhead; a click its id and a row's overhead, charged to the
 client of the search it names. A record past a bound is not written: an impression is dropped
 (its id is None, counted in :attr:`FeedbackLog.dropped`), a click refused (:class:`LogFull`).
+Impressions stop at :data:`CLICK_RESERVE` (a quarter) short of each bound, which clicks alone
+may use: a log filled with impressions had refused every click until they aged out.
 Triggers keep the counts in the ``usage`` table, so every process writing the log (``learnsim
 serve --workers N``, a purge) sees the same. Age and row retention free room again.
 
@@ -65,7 +67,7 @@ from pathlib import Path
 from .._utils.files import read_only_uri
 
 __all__ = ["FeedbackLog", "FEEDBACK_FILE", "MAX_SHOWN", "MAX_QUERY_CHARS", "MAX_CLICKS", "DEFAULT_MAX_BYTES",
-           "DEFAULT_CLIENT_SHARE", "MAX_DWELL", "MAX_RELEVANCE", "FORMAT_VERSION", "FeedbackLogError", "LogBusy", "LogDamaged",
+           "DEFAULT_CLIENT_SHARE", "CLICK_RESERVE", "MAX_DWELL", "MAX_RELEVANCE", "FORMAT_VERSION", "FeedbackLogError", "LogBusy", "LogDamaged",
            "LogFull", "LogFormatError", "LogLocked", "LogTooNew", "LogUnwritable"]
 
 #: The log's file name in an index directory.
@@ -89,6 +91,13 @@ MAX_RELEVANCE = 1e3
 #: client may hold (``--feedback-client-share``).
 DEFAULT_MAX_BYTES = 256 * 2 ** 20
 DEFAULT_CLIENT_SHARE = 0.1
+#: The part of the bound in bytes, and of each client's share, that clicks alone may use:
+#: impressions stop being recorded (dropped, counted in ``dropped``) once they would eat into it.
+#: A log filled with impressions had refused every click (507) until they aged out, though a
+#: click (48 bytes and its id) is what learning needs and an impression without one teaches
+#: nothing. A quarter keeps room for about one click per impression kept (an impression of ten
+#: ids is some 150 to 600 bytes).
+CLICK_RESERVE = 0.25
 #: What a row costs beyond its text (its id, time, model, client, the indexes' entries): an
 #: impression's and a click's.
 IMPRESSION_ROW_BYTES = 100
@@ -785,7 +794,7 @@ class FeedbackLog:
                 "click_through_rate": (clicked / n_imp) if n_imp else None, "mean_click_position": mean_pos,
                 "first": first, "last": last, "max_days": self.max_days, "max_rows": self.max_rows,
                 "bytes": None if used is None else used[0], "max_bytes": self.max_bytes,
-                "client_share": self.client_share}
+                "client_share": self.client_share, "click_reserve": CLICK_RESERVE}
 
     # ------------------------------------------------------------------ damage
     def check_header(self):
@@ -922,15 +931,18 @@ class FeedbackLog:
         return 0 if row is None else int(row[0])
 
     def _within_bounds(self, rows):
-        """(kept, over) for impression rows: whether each fits the bounds in bytes, the first come
-        first; and a Counter of the reasons of those that do not."""
+        """(kept, over) for impression rows: whether each fits the bounds in bytes less the clicks'
+        reserve (:data:`CLICK_RESERVE`), the first come first; and a Counter of the reasons of
+        those that do not."""
         total, mine, kept, over = self._usage(_TOTAL), {}, [], Counter()
-        share = self.client_share * self.max_bytes
+        # impressions stop short of the clicks' reserve (CLICK_RESERVE), clicks do not
+        room = 1.0 - CLICK_RESERVE
+        share = room * self.client_share * self.max_bytes
         for row in rows:
             who, size = row[5] or "", row[7]
             if who not in mine:
                 mine[who] = self._usage(who)
-            if total + size > self.max_bytes:
+            if total + size > room * self.max_bytes:
                 over["total_bytes"] += 1
                 kept.append(False)
             elif mine[who] + size > share:

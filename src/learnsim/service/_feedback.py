@@ -61,7 +61,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..feedback._log import FeedbackLogError, LogBusy, LogDamaged, LogFormatError, LogTooNew
+from ..feedback._log import CLICK_RESERVE, FeedbackLogError, LogBusy, LogDamaged, LogFormatError, LogTooNew
 from ..index import IndexFormatError
 from ..index._versions import VERSIONS_DIR, VERSIONS_FILE
 from ._connections import ipv4_inside
@@ -210,6 +210,7 @@ class ClickRecorder:
         dropped = self.dropped + Counter(dict(self.log.dropped))
         return {"retention_days": self.log.max_days, "retention_rows": self.log.max_rows,
                 "max_bytes": self.log.max_bytes, "client_share": self.log.client_share,
+                "click_reserve": CLICK_RESERVE,
                 "dropped_impressions": sum(dropped.values()), "dropped": dict(sorted(dropped.items())),
                 "damage": self.log.damage}
 
