@@ -17,6 +17,8 @@ client of the search it names. A record past a bound is not written: an impressi
 (its id is None, counted in :attr:`FeedbackLog.dropped`), a click refused (:class:`LogFull`).
 Impressions stop at :data:`CLICK_RESERVE` (a quarter) short of each bound, which clicks alone
 may use: a log filled with impressions had refused every click until they aged out.
+Past a bound the oldest impressions nobody clicked, once an hour old, make room for new records
+(:mod:`learnsim.feedback._evict`); clicked impressions and their clicks stay.
 Triggers keep the counts in the ``usage`` table, so every process writing the log (``learnsim
 serve --workers N``, a purge) sees the same. Age and row retention free room again.
 
@@ -65,6 +67,7 @@ from collections import Counter
 from pathlib import Path
 
 from .._utils.files import read_only_uri
+from ._evict import EVICT_AFTER_S, Sweeper
 
 __all__ = ["FeedbackLog", "FEEDBACK_FILE", "MAX_SHOWN", "MAX_QUERY_CHARS", "MAX_CLICKS", "DEFAULT_MAX_BYTES",
            "DEFAULT_CLIENT_SHARE", "CLICK_RESERVE", "MAX_DWELL", "MAX_RELEVANCE", "FORMAT_VERSION", "FeedbackLogError", "LogBusy", "LogDamaged",
@@ -422,6 +425,9 @@ class FeedbackLog:
     dropped : collections.Counter
         Impressions not written, by the bound they would have crossed (``"total_bytes"``,
         ``"client_bytes"``), since this handle was opened.
+    evicted : int
+        Impressions without a click, an hour old at least, deleted to make room for new records
+        at a bound in bytes (:mod:`learnsim.feedback._evict`), since this handle was opened.
     damage : str or None
         Why the log takes no more writes (:class:`LogDamaged`), once damage was seen.
     purged_future : int
@@ -455,6 +461,8 @@ class FeedbackLog:
         self.client_share = float(client_share)
         busy_timeout = float(_check_count(busy_timeout, "busy_timeout", 0))
         self.dropped = Counter()
+        self.evicted = 0
+        self._sweeper = Sweeper()
         self.damage = None
         self._newer = None          # the version of a newer learnsim's log, once seen while open
         self.purged_future = 0
@@ -629,11 +637,10 @@ class FeedbackLog:
             model = None if model is None else _whole(str(model)[:200], "model")
             rows.append((secrets.token_hex(12), stamp, query, shown_json, model, self.pseudonym(client), teams, size))
         with self._transaction():
-            kept, over = self._within_bounds(rows)
-            self.conn.executemany("INSERT INTO impressions(id, time, query, shown, model, client, teams, bytes) "
-                                  "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [row for row, keep in zip(rows, kept) if keep])
+            kept, over, evicted = self._insert_within_bounds(rows, stamp)
             self._retain(sum(kept))
         self.dropped.update(over)
+        self.evicted += evicted
         return [row[0] if keep else None for row, keep in zip(rows, kept)]
 
     def record_clicks(self, impression, clicked, *, dwell=None, relevance=None, client=None, now=None):
@@ -676,17 +683,29 @@ class FeedbackLog:
             # charged to the search's client, who is the clicker
             size = sum(len(x.encode("utf-8", "replace")) + CLICK_ROW_BYTES for x in clicked)
             total, mine = self._usage(_TOTAL), self._usage(row[1] or "")
+            stamp = time.time() if now is None else float(now)
+            # past a bound, the oldest impressions nobody clicked (an hour old at least) make room
+            # (learnsim.feedback._evict); the clicked one never goes; nothing goes when not enough
+            # can (the transaction is rolled back with the LogFull)
+            share, evicted, before = self.client_share * self.max_bytes, 0, stamp - EVICT_AFTER_S
+            if mine + size > share:
+                evicted = self._sweeper.evict(self.conn, mine + size - share, client=row[1] or "", before=before,
+                                          keep=impression)
+                mine, total = self._usage(row[1] or ""), self._usage(_TOTAL)
+            if mine + size <= share and total + size > self.max_bytes:
+                evicted += self._sweeper.evict(self.conn, total + size - self.max_bytes, before=before, keep=impression)
+                total = self._usage(_TOTAL)
             if total + size > self.max_bytes:
                 raise LogFull(f"the click log holds its bound of {self.max_bytes} bytes", "total")
-            if mine + size > self.client_share * self.max_bytes:
+            if mine + size > share:
                 raise LogFull(f"the click log holds this client's share of its bound "
                               f"({self.client_share:.0%} of {self.max_bytes} bytes)", "client")
             self.conn.execute("UPDATE impressions SET bytes = bytes + ? WHERE id = ?", (size, impression))
-            stamp = time.time() if now is None else float(now)
             who = self.pseudonym(client)
             self.conn.executemany(
                 "INSERT INTO clicks(impression, doc_id, position, time, dwell, relevance, client) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 [(impression, x, position[x], stamp, dwell, relevance, who) for x in clicked])
+        self.evicted += evicted
         return len(clicked)
 
     def purge(self, *, older_than_days=None, everything=False):
@@ -930,28 +949,32 @@ class FeedbackLog:
         row = self.conn.execute("SELECT bytes FROM usage WHERE client = ?", (client,)).fetchone()
         return 0 if row is None else int(row[0])
 
-    def _within_bounds(self, rows):
-        """(kept, over) for impression rows: whether each fits the bounds in bytes less the clicks'
-        reserve (:data:`CLICK_RESERVE`), the first come first; and a Counter of the reasons of
-        those that do not."""
-        total, mine, kept, over = self._usage(_TOTAL), {}, [], Counter()
-        # impressions stop short of the clicks' reserve (CLICK_RESERVE), clicks do not
-        room = 1.0 - CLICK_RESERVE
-        share = room * self.client_share * self.max_bytes
+    def _insert_within_bounds(self, rows, stamp):
+        """Write the impression rows that fit the bounds in bytes less the clicks' reserve
+        (:data:`CLICK_RESERVE`), the first come first, the oldest impressions nobody clicked
+        making room once an hour old (:mod:`learnsim.feedback._evict`: the client's own for its
+        share, anyone's for the whole). Returns (kept, over, evicted): whether each was written, a
+        Counter of the reasons of those that were not, and how many impressions made room."""
+        room, kept, over, evicted = 1.0 - CLICK_RESERVE, [], Counter(), 0
+        whole, share, before = room * self.max_bytes, room * self.client_share * self.max_bytes, stamp - EVICT_AFTER_S
         for row in rows:
             who, size = row[5] or "", row[7]
-            if who not in mine:
-                mine[who] = self._usage(who)
-            if total + size > room * self.max_bytes:
-                over["total_bytes"] += 1
-                kept.append(False)
-            elif mine[who] + size > share:
-                over["client_bytes"] += 1
-                kept.append(False)
-            else:
-                total, mine[who] = total + size, mine[who] + size
-                kept.append(True)
-        return kept, over
+            mine, total = self._usage(who), self._usage(_TOTAL)
+            if mine + size > share:
+                n = self._sweeper.evict(self.conn, mine + size - share, client=who, before=before)
+                evicted, mine, total = evicted + n, self._usage(who), self._usage(_TOTAL)
+            if mine + size <= share and total + size > whole:
+                evicted += self._sweeper.evict(self.conn, total + size - whole, before=before)
+                total = self._usage(_TOTAL)
+            # named as before: the whole bound first
+            reason = "total_bytes" if total + size > whole else "client_bytes" if mine + size > share else None
+            kept.append(reason is None)
+            if reason is not None:
+                over[reason] += 1
+                continue
+            self.conn.execute("INSERT INTO impressions(id, time, query, shown, model, client, teams, bytes) "
+                              "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", row)
+        return kept, over, evicted
 
     def _count_bytes(self):
         """Give a log its byte counts (issue 45) once: the ``bytes`` column, the ``usage`` table

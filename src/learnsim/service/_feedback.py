@@ -210,7 +210,7 @@ class ClickRecorder:
         dropped = self.dropped + Counter(dict(self.log.dropped))
         return {"retention_days": self.log.max_days, "retention_rows": self.log.max_rows,
                 "max_bytes": self.log.max_bytes, "client_share": self.log.client_share,
-                "click_reserve": CLICK_RESERVE,
+                "click_reserve": CLICK_RESERVE, "evicted_impressions": self.log.evicted,
                 "dropped_impressions": sum(dropped.values()), "dropped": dict(sorted(dropped.items())),
                 "damage": self.log.damage}
 
