@@ -44,22 +44,15 @@ class Sweeper:
             return 0
         place = self._places.get(client)
         after = "" if place is None else " AND (time, rowid) > (?, ?)"
-        rows = conn.execute(
+        cursor = conn.execute(
             "SELECT id, bytes, time, rowid, COALESCE(client, ''), "
             "EXISTS (SELECT 1 FROM clicks WHERE clicks.impression = impressions.id) "
             f"FROM impressions WHERE time < ?{after} ORDER BY time, rowid LIMIT {MAX_SCAN}",
-            [before] + ([] if place is None else list(place))).fetchall()
-        chosen, freed, passed = [], 0, place
-        for token, size, stamp, rowid, who, clicked in rows:
-            useless = clicked or (client is not None and who != client)
-            if useless and not chosen and token != keep:
-                passed = (stamp, rowid)       # never room: looked at once
-            if useless or token == keep:
-                continue
-            chosen.append(token)
-            freed += int(size)
-            if freed >= need:
-                break
+            [before] + ([] if place is None else list(place)))
+        try:
+            chosen, freed, passed = self._choose(cursor, need, client, keep, place)
+        finally:
+            cursor.close()
         if passed is not None:
             self._places[client] = passed
             self._places.move_to_end(client)
@@ -69,3 +62,28 @@ class Sweeper:
             return 0
         conn.executemany("DELETE FROM impressions WHERE id = ?", [(token,) for token in chosen])
         return len(chosen)
+
+    @staticmethod
+    def _choose(cursor, need, client, keep, place):
+        """(chosen ids, bytes they free, the new place) from the rows of ``cursor``, read a few at a
+        time: a click needs one or two rows, not the 2,000 looked at at most."""
+        chosen, freed, passed = [], 0, place
+        for token, size, stamp, rowid, who, clicked in _rows(cursor):
+            useless = clicked or (client is not None and who != client)
+            if useless and not chosen and token != keep:
+                passed = (stamp, rowid)       # never room: looked at once
+            if useless or token == keep:
+                continue
+            chosen.append(token)
+            freed += int(size)
+            if freed >= need:
+                break
+        return chosen, freed, passed
+
+
+def _rows(cursor, n=32):
+    while True:
+        page = cursor.fetchmany(n)
+        if not page:
+            return
+        yield from page
