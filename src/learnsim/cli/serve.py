@@ -137,7 +137,8 @@ def register(commands):
     clicks.add_argument("--feedback-max-bytes", type=_bytes, default=None, metavar="BYTES",
                         help="the click log's bound in bytes (K, M, G: 1024-based; default: 256M); past it, or past a "
                              "client's share of it, clicks are refused (507); impressions are dropped (counted in "
-                             "/v1/info) a quarter short of either, which clicks alone may use")
+                             "/v1/info) a quarter short of either, which clicks alone may use; impressions an hour "
+                             "old that nobody clicked make room first")
     clicks.add_argument("--feedback-client-share", type=_client_share, default=None, metavar="SHARE",
                         help="the share of --feedback-max-bytes one client may hold (default: 0.1)")
     clicks.add_argument("--ipv6-prefix", type=_ipv6_prefix, default=None, metavar="BITS",
