@@ -131,12 +131,17 @@ def truncated_svd_components(X, k, seed=0, n_iter=_SPARSE_POWER_ITERATIONS, all_
     which gives the same vectors to rounding, not bit for bit.
     """
     n, m = X.shape
-    size = n * m
-    dense_route = size <= _DENSE_SVD_MAX_ELEMENTS or (2 * k >= min(n, m) and size <= _DENSE_SVD_LARGE_RANK_MAX_ELEMENTS)
-    if dense_route or not sp.issparse(X) or m <= n or (n <= _GRAM_MAX_ROWS and _gram_is_cheaper(X, k)):
+    if _exact_route(X, k) is not None or not sp.issparse(X):
         s, Vt = truncated_svd(X, k, seed, n_iter)
         return s, np.ascontiguousarray(Vt.T)
-    U, s, V = _sparse_randomized_factors(X, k, seed, n_iter, all_ritz_pairs=all_ritz_pairs)
+    if m <= n:
+        # taller than wide: V is the short side's factor, computed column-major as wanted; the
+        # left one (n x k) that truncated_svd computed and dropped, its Vt and the transposed
+        # copies are not made (61 + 3 x 39 MB at 30,000 x 19,292, rank 256). truncated_svd's
+        # Rayleigh-Ritz step (top k pairs alone), whatever all_ritz_pairs: the same bits as before
+        _, s, V = _sparse_randomized_factors(X, k, seed, n_iter, long_side=False)
+    else:
+        _, s, V = _sparse_randomized_factors(X, k, seed, n_iter, all_ritz_pairs=all_ritz_pairs)
     # svd_flip(U, V.T, u_based_decision=False), on the columns of V: the sign of each column's
     # largest |entry| (the first such, as argmax along the rows of Vt) becomes positive
     top = first_largest_abs_rows(V)
@@ -279,20 +284,26 @@ def _sparse_times_dense(M, Q, out, pool):
     return out
 
 
-def _gram_times_dense(M, Q, partial, pool):
+def _gram_times_dense(M, Q, partial, pool, groups=None):
     """``M^T M Q`` for a CSR M (N x n) and a dense Q (n x w), without an N x w intermediate.
 
-    Each of the fixed row groups of M (one per slice of ``partial``, shape (groups, n, w)) runs
-    in a thread, block by block: the block's rows of M Q go to a small buffer that is still in
-    cache when the block scatters M_b^T (M_b Q) into the group's slice. The slices are summed in
-    group order, so the result does not depend on the number of threads.
+    M's rows fall into ``groups`` fixed row groups (default: one per slice of ``partial``,
+    shape (slots, n, w)); each group runs in a thread, block by block: the block's rows of M Q
+    go to a small buffer that is still in cache when the block scatters M_b^T (M_b Q) into the
+    group's slice. The groups' sums are added in group order, so the result does not depend on
+    the number of threads. ``partial`` may have fewer slots than groups (as many as threads):
+    the groups then run in waves of that many, each wave's sums added to the total before the
+    next, the same sums in the same order as with a slot a group (at 30,000 x 19,292 and width
+    266 four float64 slots were 160 MB of a 730 MB fit).
     """
     Q = np.ascontiguousarray(Q, dtype=M.dtype)
     rows = max(1, _BLOCK_BYTES // (Q.shape[1] * Q.itemsize))
-    bounds = _row_bounds(M.indptr, partial.shape[0])
+    groups = partial.shape[0] if groups is None else groups
+    bounds = _row_bounds(M.indptr, groups)
+    slots = partial.shape[0]
 
     def one(g):
-        out = partial[g]
+        out = partial[g % slots]
         out[...] = 0.0
         buffer = np.empty((rows, Q.shape[1]), dtype=Q.dtype)
         for start in range(bounds[g], bounds[g + 1], rows):
@@ -302,11 +313,15 @@ def _gram_times_dense(M, Q, partial, pool):
             _add_product(M, start, stop, Q, block)
             _add_product(M, start, stop, block, out, transposed=True)
 
-    groups = range(partial.shape[0])
-    _map(pool, one, groups)
-    total = partial[0].copy()
-    for g in groups[1:]:
-        total += partial[g]
+    total = None
+    for first in range(0, groups, slots):
+        wave = range(first, min(first + slots, groups))
+        _map(pool, one, wave)
+        for g in wave:
+            if total is None:
+                total = partial[g % slots].copy()
+            else:
+                total += partial[g % slots]
     return total
 
 
@@ -331,7 +346,7 @@ def _sparse_randomized_svd(X, k, seed, n_iter=_SPARSE_POWER_ITERATIONS, n_oversa
 
 
 def _sparse_randomized_factors(X, k, seed, n_iter=_SPARSE_POWER_ITERATIONS, n_oversamples=_OVERSAMPLES,
-                               all_ritz_pairs=False):
+                               all_ritz_pairs=False, long_side=True):
     """The factors of :func:`_sparse_randomized_svd` as computed: ``(U, s, V)`` with
     X ~ U diag(s) V^T, both U and V column-major to the matrix they come from (no transposed
     copy), signs not yet fixed.
@@ -341,6 +356,9 @@ def _sparse_randomized_factors(X, k, seed, n_iter=_SPARSE_POWER_ITERATIONS, n_ov
     (sygvx, bisection and inverse iteration): the same pairs to rounding (eigenvalues within
     1e-15 relative), and 4x faster where k is most of k + p, as it always is here (a
     276 x 276 problem: 33 ms against 9).
+
+    ``long_side=False``: the factor of the long side (M Q W / s, N x k) is not computed and None
+    is returned in its place, for a caller that needs the short side's vectors alone.
     """
     transpose = X.shape[1] > X.shape[0]
     M = sp.csr_matrix(X.T if transpose else X, dtype=np.float64)
@@ -350,10 +368,12 @@ def _sparse_randomized_factors(X, k, seed, n_iter=_SPARSE_POWER_ITERATIONS, n_ov
     rng = np.random.default_rng(seed)
     # the number of row groups depends on the shape only, so that results do not depend on threads
     groups = int(max(1, min(_SCATTER_GROUPS, _SCATTER_BUDGET_BYTES // (n * width * 8))))
-    # One buffer for the per-group sums of both precisions (touching fresh memory is slow).
-    buffer = np.empty(groups * n * width, dtype=np.float64)
-    partial64 = buffer.reshape(groups, n, width)
-    partial32 = buffer.view(np.float32)[:buffer.size].reshape(groups, n, width)
+    # One buffer for the per-group sums of both precisions (touching fresh memory is slow), a
+    # slot per thread: the groups run in waves of as many (see _gram_times_dense)
+    slots = min(groups, threads)
+    buffer = np.empty(slots * n * width, dtype=np.float64)
+    partial64 = buffer.reshape(slots, n, width)
+    partial32 = buffer.view(np.float32)[:buffer.size].reshape(slots, n, width)
     # The LU of a tall, narrow Q gains nothing from BLAS threads (measured: 20,000 x 266, 1 or
     # 2 threads alike), and OpenBLAS threads left spinning between the sparse products slow the
     # product threads and the LU itself: at 2,300 x 42 an LU took 10 ms instead of 1. So the
@@ -366,12 +386,12 @@ def _sparse_randomized_factors(X, k, seed, n_iter=_SPARSE_POWER_ITERATIONS, n_ov
         Q = rng.standard_normal((n, width), dtype=np.float32)
         with contextlib.nullcontext() if small else _single_blas_thread():
             for _ in range(n_iter):
-                Q, _ = scipy.linalg.lu(_gram_times_dense(M32, Q, partial32, pool), permute_l=True,
+                Q, _ = scipy.linalg.lu(_gram_times_dense(M32, Q, partial32, pool, groups), permute_l=True,
                                        overwrite_a=True, check_finite=False)
         del M32
         # Rayleigh-Ritz on span(Q), Q not orthonormal: Q^T M^T M Q w = lam Q^T Q w
         Q = np.ascontiguousarray(Q, dtype=np.float64)
-        A = Q.T @ _gram_times_dense(M, Q, partial64, pool)
+        A = Q.T @ _gram_times_dense(M, Q, partial64, pool, groups)
         B = scipy.linalg.blas.dsyrk(1.0, Q.T)                               # Q^T Q, upper triangle
         B = np.triu(B) + np.triu(B, 1).T
         del buffer, partial32, partial64
@@ -384,9 +404,12 @@ def _sparse_randomized_factors(X, k, seed, n_iter=_SPARSE_POWER_ITERATIONS, n_ov
         noise = lam <= _GRAM_EIGENVALUE_TOL * max(float(lam[0]), 0.0)
         s = np.where(noise, 0.0, np.sqrt(np.maximum(lam, 0.0)))
         right = Q @ W                                                      # n x k, orthonormal
-        left = _sparse_times_dense(M, right, np.empty((N, k)), pool)       # M Q W = left * s
-        left /= np.where(noise, 1.0, s)[None, :]
-        left[:, noise] = 0.0
+        del Q
+        left = None
+        if long_side:
+            left = _sparse_times_dense(M, right, np.empty((N, k)), pool)   # M Q W = left * s
+            left /= np.where(noise, 1.0, s)[None, :]
+            left[:, noise] = 0.0
     if transpose:
         return right, s, left
     return left, s, right
