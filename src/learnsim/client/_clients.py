@@ -12,7 +12,7 @@ import math
 import re
 import time
 from datetime import datetime, timezone
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 from .. import __version__
 from ._errors import ClientError, ConnectionFailed, DeadlineExceeded, error_of, read_json, text_of
@@ -72,25 +72,42 @@ def retry_after_seconds(value, now=None):
     return max(0.0, seconds) if math.isfinite(seconds) else None
 
 
+def _redacted(url):
+    """``url`` with the password of its userinfo shown as "[secure]" (as httpx shows a URL), and
+    that password (None when it has none): an address is shown in the client's repr and errors."""
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url, None
+    userinfo, host = parts.netloc.rsplit("@", 1)
+    if ":" not in userinfo:
+        return url, None
+    user, password = userinfo.split(":", 1)
+    if not password:
+        return url, None
+    return url.replace(parts.netloc, f"{user}:[secure]@{host}", 1), password
+
+
 def _checked_base_url(base_url, httpx):
-    """``base_url`` (a str or an ``httpx.URL``) without its trailing "/", or a TypeError or ValueError
-    naming it: Client(None) was made with the address 'None', b"http://..." with "b'http://...'",
-    and every call of either failed later with a ConnectionFailed of an UnsupportedProtocol."""
+    """``base_url`` (a str or an ``httpx.URL``) without its trailing "/", and the same with its
+    password redacted (what is shown); or a TypeError or ValueError naming it: Client(None) was
+    made with the address 'None', b"http://..." with "b'http://...'", and every call of either
+    failed later with a ConnectionFailed of an UnsupportedProtocol."""
     if not isinstance(base_url, (str, httpx.URL)):
         raise TypeError(f"base_url must be a str such as 'http://127.0.0.1:8000'; got {type(base_url).__name__}")
     url = str(base_url).strip()
+    shown = _redacted(url)[0]
     parts = urlsplit(url)
     if parts.scheme.lower() not in ("http", "https"):
         raise ValueError(f"base_url must begin with http:// or https:// (learnsim serve's address, such as "
-                         f"'http://127.0.0.1:8000'); got {url[:100]!r}")
+                         f"'http://127.0.0.1:8000'); got {shown[:100]!r}")
     if not parts.hostname:
-        raise ValueError(f"base_url names no host; got {url[:100]!r}")
+        raise ValueError(f"base_url names no host; got {shown[:100]!r}")
     if parts.query or url.split("#", 1)[0].endswith("?"):
         # each route's path was appended after it, inside the query: every call went to the
         # search page "/" (an address copied from the browser's bar, http://host:8000/?q=...)
         raise ValueError(f"base_url holds a query string ({'?' + parts.query!r}): give the service's address "
-                         f"alone, such as 'http://127.0.0.1:8000'; got {url[:100]!r}")
-    return url.rstrip("/")
+                         f"alone, such as 'http://127.0.0.1:8000'; got {shown[:100]!r}")
+    return url.rstrip("/"), shown.rstrip("/")
 
 
 def _announced_length(response):
@@ -178,14 +195,18 @@ class _Session(Routes):
         self._undecodable = httpx.DecodingError
         # no request was sent: safe to retry whatever it was
         self._unsent = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
-        self.base_url = _checked_base_url(base_url, httpx)
+        # a password in the address (for a proxy in front of the service: httpx sends the
+        # userinfo as Basic auth) is never shown: base_url, the repr and the errors hold
+        # "[secure]" in its place, as httpx's URL does
+        url, self.base_url = _checked_base_url(base_url, httpx)
+        self._password = _redacted(url)[1]
         self._sleep = sleep
         # only what _Body inflates in bounded steps (httpx would ask for zstd too)
         headers = {"User-Agent": f"learnsim-client/{__version__}", "Accept": "application/json",
                    "Accept-Encoding": ACCEPTED}
         if api_key is not None:
             headers["X-API-Key"] = api_key
-        self._http = getattr(httpx, client_class)(base_url=self.base_url + "/", headers=headers,
+        self._http = getattr(httpx, client_class)(base_url=url + "/", headers=headers,
                                                   timeout=timeout, transport=transport)
         # a copy made by with_options shares the connections and leaves closing them to this one
         self._owns_http = True
@@ -269,6 +290,13 @@ class _Session(Routes):
     def __repr__(self):
         return f"{type(self).__name__}({self.base_url!r})"
 
+    def _shown(self, text):
+        """``text`` (an httpx error's, which may quote the address) without the address's password."""
+        if self._password:
+            for secret in {self._password, unquote(self._password)}:
+                text = text.replace(secret, "[secure]")
+        return text
+
     def _deadline_from_now(self):
         """The ``time.monotonic()`` a call starting now must end by; None without a deadline."""
         return None if self.deadline is None else time.monotonic() + self.deadline
@@ -323,7 +351,8 @@ class _Session(Routes):
         """The :class:`ClientError` of an httpx error that is not a broken connection: an answer
         that came but cannot be decoded, or another failure of httpx's (not retried: a second
         try would be answered the same)."""
-        return ClientError(f"the answer from {self.base_url} could not be read: {type(exc).__name__}: {exc}",
+        return ClientError(f"the answer from {self.base_url} could not be read: "
+                           f"{type(exc).__name__}: {self._shown(str(exc))}",
                            status=None if response is None else response.status_code, request=request,
                            response=response)
 
@@ -344,7 +373,8 @@ class _Session(Routes):
             what = " (not retried: it may have been applied)" if not may else \
                 "" if attempt >= self.max_retries else \
                 f" (not tried again: the try would start past the deadline of {self.deadline:g} s)"
-            raise ConnectionFailed(f"no answer from {self.base_url}: {type(exc).__name__}: {exc}{what}",
+            raise ConnectionFailed(f"no answer from {self.base_url}: {type(exc).__name__}: "
+                                   f"{self._shown(str(exc))}{what}",
                                    request=request) from exc
         log.info("%s %s: %s; try %d of %d in %.2f s", call.method, call.path, type(exc).__name__, attempt + 2,
                  self.max_retries + 1, wait)
