@@ -45,12 +45,12 @@ _STATUSES = {
     ("post", "/v1/search"): (403, 422) + _INDEX,
     ("get", "/v1/docs/{doc_id}/similar"): (404, 422) + _INDEX,
     ("post", "/v1/docs/{doc_id}/similar"): (403, 404, 422) + _INDEX,
-    ("get", "/v1/docs/{doc_id}"): (404,) + _INDEX,
+    ("get", "/v1/docs/{doc_id}"): (404, 422) + _INDEX,   # 422: an unknown id over MAX_ID_CHARS
     ("post", "/v1/match"): (403, 422) + _INDEX,
     ("post", "/v1/explain"): (403, 422) + _INDEX,
     ("post", "/v1/docs"): (403, 409, 415, 422) + _INDEX,
     ("put", "/v1/docs/{doc_id}"): (403, 409, 415, 422) + _INDEX,
-    ("delete", "/v1/docs/{doc_id}"): (403, 404) + _INDEX,
+    ("delete", "/v1/docs/{doc_id}"): (403, 404, 422) + _INDEX,
     ("post", "/v1/reindex"): (403, 415, 422) + _INDEX,
     ("post", "/v1/feedback"): (403, 404, 415, 422, 507) + _INDEX,
 }

@@ -156,6 +156,7 @@ from ._limits import (BODY_FILTER, CHUNK_EXPLAIN, CHUNK_PAIRS, MAX_BATCH, MAX_DO
                       MAX_EXPLAIN_WORDS, MAX_EXPLAINED, MAX_HITS, MAX_ID_CHARS, MAX_K, MAX_MATCH_K, MAX_N_TOP,
                       MAX_PAIRS, QUERY_FILTER, _check_filter, _groups, _parse_filter, search_budget)
 from ._docs import add_docs_routes
+from ._ids import long_id_problem
 from ._paging import MAX_OFFSET, check_offset, parse_include, shown
 from ._loading import can_match, model_loading
 from ._schema import _BOUNDS_TEXT, _openapi
@@ -623,7 +624,9 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         except KeyError as exc:
             if not by_id:
                 raise   # a bug: 500
-            raise _fail(404, exc.args[0] if exc.args else "not found") from None
+            # by_id: True, or (the path's id,): one over the bound is refused as a write refuses it
+            too_long = long_id_problem(by_id[0]) if isinstance(by_id, tuple) else None
+            raise _fail(422 if too_long else 404, too_long or (exc.args[0] if exc.args else "not found")) from None
         except IndexChangingError as exc:
             raise _fail(503, str(exc), {"Retry-After": str(_RETRY_AFTER_S)}) from None
         except IndexFormatError as exc:
@@ -965,7 +968,7 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
 
     async def similar_answer(doc_id, k, conditions, offset=0, include=None):
         hits, label = await run(lambda idx: (idx.more_like(doc_id, offset + k, filter=conditions), labelled(idx)),
-                                by_id=True, until=deadline())
+                                by_id=(doc_id,), until=deadline())
         return scored("similar", label, id=doc_id, hits=shown(hits[offset:], include))
 
     # no :path here: _BodyLimit gives these routes /v1/docs/- (the id is in the scope), so a
@@ -973,7 +976,7 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
     @app.get("/v1/docs/{doc_id}")
     async def document(doc_id: str, request: Request):
         doc_id = doc_id_of(request, doc_id)
-        text, metadata = await run(lambda idx: idx.document(doc_id), by_id=True, until=deadline())
+        text, metadata = await run(lambda idx: idx.document(doc_id), by_id=(doc_id,), until=deadline())
         return _json({"id": doc_id, "text": text, "metadata": metadata})
 
     @app.post("/v1/match")
@@ -1167,9 +1170,9 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
     async def put(doc_id: str, body: PutRequest, request: Request):
         """Add the document with this id, or replace it: 201 when it was new, 200 when replaced."""
         doc_id = doc_id_of(request, doc_id)
-        if len(doc_id) > MAX_ID_CHARS:
+        if long_id_problem(doc_id):
             # the bound of an id in POST /v1/docs (DocumentIn): the path must not be a way around it
-            raise _fail(422, f"an id has at most {MAX_ID_CHARS} characters; got {len(doc_id)}")
+            raise _fail(422, long_id_problem(doc_id))
         check_document("text", body.text)
         (counts, said), n = await run(lambda idx: (new_words.upsert(idx, [body.text], [doc_id], [body.metadata]),
                                                    len(idx)), on=writer, until=deadline())
@@ -1181,7 +1184,7 @@ def create_app(index_path, *, read_only=False, api_key=None, max_body_bytes=1_00
         if await request.body():
             # the path names the one document deleted: a body (a list of ids?) would be ignored
             raise _fail(422, "DELETE /v1/docs/{id} takes no body: the path names the document deleted")
-        n, left = await run(lambda idx: (idx.delete([doc_id]), len(idx)), by_id=True, on=writer, until=deadline())
+        n, left = await run(lambda idx: (idx.delete([doc_id]), len(idx)), by_id=(doc_id,), on=writer, until=deadline())
         return _json({"deleted": n, "documents": left})
 
     @app.post("/v1/reindex")
