@@ -15,7 +15,8 @@ answer it as nginx's ``client_header_timeout``, ``client_body_timeout``, ``send_
 - **A request head of at most** :data:`MAX_HEAD_BYTES` (uvicorn's h11 parser bounds it at
   16 KiB itself; httptools' took a header of any size, building it by concatenation while the
   event loop waited: a 58 MiB header sent within the head's timeout held every other client for
-  5-6 s and 70 MB of memory): a longer one is answered ``431`` (JSON) and closed.
+  5-6 s and 70 MB of memory): a longer one is answered ``431`` (JSON) and closed, once what still
+  comes of it is read and dropped (bounded): closed with it unread, the client got a reset.
 - **A body at a fair rate:** checked every :data:`CHECK_S` once its head is in, a body must bring
   :data:`BODY_MIN_RATE` bytes a second (a 64 MiB upload at 1 MB/s passes; a byte a second does not).
 - **An answer read at a fair rate:** a client whose answer waits unread in the send buffer with no
@@ -57,6 +58,9 @@ MAX_CONNECTIONS_PER_ADDRESS = 1024
 FILES_RESERVED = 256
 #: Seconds a refused connection stays open for its request to be read, at most.
 REFUSED_LINGER_S = 1.0
+#: Bytes of a refused request head still read (and dropped) after its 431, at most: see
+#: ``GuardedProtocol._refuse_head``.
+REFUSED_HEAD_DRAIN_BYTES = 64 * 1024 * 1024
 #: The soft open-files limit asked for at start (at most the hard limit).
 OPEN_FILES_WANTED = 65536
 
@@ -214,6 +218,7 @@ def guarded_protocol(base=None):
             self._guard = None
             self._counted = None
             self._refused = self._lingering = False
+            self._dropping = None     # bytes still dropped after a 431 (None: not refused so)
             self._received = self._mark = 0
             self._unsent = None
             # the bytes of the request head being read (None: none is, a body or an answer is
@@ -265,6 +270,11 @@ def guarded_protocol(base=None):
             if self._refused:
                 self.transport.close()
                 return
+            if self._dropping is not None:
+                self._dropping -= len(data)
+                if self._dropping <= 0:
+                    self.transport.close()
+                return
             self._received += len(data)
             reading_head = self._head is not None
             super().data_received(data)
@@ -273,8 +283,25 @@ def guarded_protocol(base=None):
                 # all head, so a head is at most MAX_HEAD_BYTES and one read when it is refused
                 self._head += len(data)
                 if self._head > MAX_HEAD_BYTES:
-                    self.transport.write(_head_too_long())
-                    self.transport.close()
+                    self._refuse_head()
+
+        def _refuse_head(self):
+            # closed at once with the rest of the head still coming, the system reset the
+            # connection and a client that reads an answer only once its request is sent (httpx,
+            # curl) lost the 431 ("connection reset"). As nginx's lingering close: the 431 and a
+            # FIN are sent, and what still comes is read and dropped (never parsed) for at most
+            # REFUSED_LINGER_S and REFUSED_HEAD_DRAIN_BYTES, then the connection is closed
+            transport = self.transport
+            transport.write(_head_too_long())
+            try:
+                transport.write_eof()
+            except (AttributeError, NotImplementedError, OSError, RuntimeError):
+                transport.close()
+                return
+            self._dropping = REFUSED_HEAD_DRAIN_BYTES
+            if self._guard is not None:
+                self._guard.cancel()
+            self._guard = self.loop.call_later(REFUSED_LINGER_S, transport.close)
 
         def send_400_response(self, msg):
             # uvicorn's answer to a request its parser refuses was plain text, where every other
