@@ -110,6 +110,28 @@ def _checked_base_url(base_url, httpx):
     return url.rstrip("/"), shown.rstrip("/")
 
 
+def _checked_timeout(timeout, httpx):
+    """``timeout`` as an ``httpx.Timeout`` (from seconds, a tuple or None, as httpx reads them),
+    or a TypeError or ValueError naming it: 0, a negative number, NaN or infinity was taken and
+    failed each call deep in the send (or bounded nothing), a str failed with "'<' not supported
+    between instances of 'float' and 'str'"."""
+    if isinstance(timeout, (bool, str, bytes)) or not (
+            timeout is None or isinstance(timeout, (int, float, tuple, httpx.Timeout))):
+        raise TypeError(f"timeout must be seconds (a number > 0), an httpx.Timeout, a tuple (connect, read, write, "
+                        f"pool) or None (no limit); got {type(timeout).__name__}")
+    try:
+        checked = timeout if isinstance(timeout, httpx.Timeout) else httpx.Timeout(timeout)
+    except (TypeError, ValueError, IndexError) as exc:   # (IndexError: a tuple of one)
+        raise ValueError(f"timeout {timeout!r} is not one httpx takes: {exc}") from None
+    for name in ("connect", "read", "write", "pool"):
+        value = getattr(checked, name)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
+                                  or not 0 < value < math.inf):
+            raise ValueError(f"timeout's {name} must be a number of seconds > 0 (or None: no limit); "
+                             f"got {value!r}")
+    return checked
+
+
 def _announced_length(response):
     """The ``Content-Length`` of ``response`` as an int; None when it has none (or not a number:
     the transport, not this, decides what to make of that)."""
@@ -207,7 +229,7 @@ class _Session(Routes):
         if api_key is not None:
             headers["X-API-Key"] = api_key
         self._http = getattr(httpx, client_class)(base_url=url + "/", headers=headers,
-                                                  timeout=timeout, transport=transport)
+                                                  timeout=_checked_timeout(timeout, httpx), transport=transport)
         # a copy made by with_options shares the connections and leaves closing them to this one
         self._owns_http = True
 
