@@ -174,6 +174,12 @@ def error_of(response, retry_after=None):
         body = None
     if isinstance(body, dict) and isinstance(body.get("error"), str):
         message, code = body["error"], body.get("code")
+    location = response.headers.get("Location")
+    if message is None and 300 <= status < 400 and location:
+        # the client follows no redirect (as httpx): "307: Temporary Redirect" named neither
+        # where it pointed (a proxy's http:// to https://, a path prefix left out) nor what to do
+        message = (f"redirected to {location[:200]!r}: the client follows no redirect; give base_url the "
+                   f"address the service answers at")
     if message is None:
         # another server's answer (a proxy's, the HTTP parser's plain-text 400): its text
         message = text_of(response) or response.reason_phrase
