@@ -477,6 +477,9 @@ class Routes:
         ------
         NotFound
             No live document has the id (also a ``KeyError``).
+        BadRequest
+            No live document has the id, and it is over the 1,000 characters of an id (the
+            service's 422, as for a write of it).
 
         Examples
         --------
@@ -703,6 +706,8 @@ class Routes:
         NotFound
             No live document has the id (also after a retry, when the first try deleted it but
             its answer was lost).
+        BadRequest
+            No live document has the id, and it is over the 1,000 characters of an id.
 
         Examples
         --------
