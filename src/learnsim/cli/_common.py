@@ -380,9 +380,17 @@ def _snippet(text, n=_SNIPPET_CHARS):
 def _load_pipeline(path):
     """The :class:`learnsim.pipeline.Pipeline` of a model file written by 'learnsim fit' (or
     Pipeline.save): every command works with this one shape of a fitted model."""
+    path = Path(path)
+    # a missing model and a folder refused before the import: learnsim.pipeline's reader loads
+    # scikit-learn and scipy (1-2 s) for a one-line refusal; the same messages as
+    # learnsim.persistence._open_regular_file, which checks again (and the rest) once loaded
+    if not path.exists():
+        raise FileNotFoundError(f"model file {path} does not exist")
+    if path.is_dir():
+        raise IsADirectoryError(f"{path} is a directory, not a model file")
     from ..pipeline import Pipeline
 
-    return Pipeline.load(Path(path))
+    return Pipeline.load(path)
 
 
 def _load_model(path):

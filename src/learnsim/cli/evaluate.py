@@ -355,11 +355,6 @@ def _self_mask(rows, n):
 
 
 def run(args):
-    import scipy.sparse as sp
-    from sklearn.preprocessing import normalize
-
-    from ..evaluation import cluster_retrieval_report
-
     if args.beir is not None:
         from ._common import beir_files
 
@@ -403,6 +398,12 @@ def run(args):
     seen = seen_in_training(pipeline, "queries", queries=queried, documents=docs.texts)
     X = _vectorize(vectorizer, docs.texts)
     _warn_empty_rows(X, "document", docs.texts)
+    # imported here, once the model and the documents are read: scikit-learn and scipy cost 1-2 s
+    # that a refusal (a missing model, a bad option) never needs
+    import scipy.sparse as sp
+    from sklearn.preprocessing import normalize
+
+    from ..evaluation import cluster_retrieval_report
 
     Xn = normalize(X, norm="l2")
     scorer = pipeline.make_scorer()

@@ -280,8 +280,6 @@ def _check_method_options(args):
 
 
 def _mcd_settings(args):
-    from ..mcd import PAPER_PARAMS
-
     explicit = {"n_basis": args.n_basis, "shrinkage": args.shrinkage,
                 "complement_weight": args.complement_weight}
     if args.paper:
@@ -289,6 +287,10 @@ def _mcd_settings(args):
         if clash:
             raise UsageError(f"--paper fixes n_basis=none, shrinkage=0 and complement_weight=0; "
                              f"drop {' and '.join(clash)} or --paper")
+        # imported here, not above: learnsim.mcd loads scipy and scikit-learn (1-2 s), which a
+        # fit refused for a missing file or a bad option never needs
+        from ..mcd import PAPER_PARAMS
+
         return dict(PAPER_PARAMS)
     return {k: ("auto" if v is None else v) for k, v in explicit.items()}
 
@@ -392,8 +394,6 @@ def run(args):
 def _fit_mcd(args, settings, model_path, summary):
     """mcd: the fit is learnsim.mcd.recipe.fit_mcd, through learnsim.fitting.fit_mcd (with --weighting
     not given, the weighting that scores best on the held-out clusters); this reads, saves and prints."""
-    from ..fitting import fit_mcd
-
     from ._fit_text import read_corpus_option
 
     texts, labels, pairs = read_supervision(args, summary)
@@ -401,6 +401,8 @@ def _fit_mcd(args, settings, model_path, summary):
         raise UsageError(f"{args.pairs}: the pairs carry graded scores; --method mcd learns from labelled pairs "
                          "(label 1 or 0): graded pairs train the pair regression of --method film")
     texts, documents = read_corpus_option(args, texts, summary)
+    from ..fitting import fit_mcd        # once the input is read: a missing file is refused without it
+
     result = fit_mcd(fit_options(args), texts, labels, pairs, settings, summary, documents=documents)
     vectorizer = result.pipeline.vectorizer
     vec_seconds, metric_seconds = result.details.vec_seconds, result.details.metric_seconds

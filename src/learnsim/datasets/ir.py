@@ -7,12 +7,15 @@ from array import array
 import os
 import re
 from dataclasses import dataclass, field as dataclass_field
+from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
 
 from .._utils.inputs import check_grade, short_repr
 from ._base import _normalise_id, _readonly_copy
+
+if TYPE_CHECKING:      # (imported in _build_collection: a queries file alone reads this module)
+    import scipy.sparse as sp
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -197,6 +200,10 @@ def _build_collection(name, doc_ids, documents, query_ids, queries, judgments, s
         if relevant:
             rows.append(q)
             cols.append(d)
+    # scipy.sparse here, not at the top: reading a queries file (fit --qrels, evaluate) imports this
+    # module, and scipy.sparse costs 0.2-0.3 s that a refusal of a missing file never needs
+    import scipy.sparse as sp
+
     relevance = sp.csr_matrix((np.ones(len(rows), dtype=np.int8), (np.asarray(rows), np.asarray(cols))),
                               shape=(len(query_ids), len(doc_ids)))
     relevance.sum_duplicates()

@@ -1,0 +1,54 @@
+"""What the ``learnsim`` command imports before it answers, on the paths that must start fast
+(stop 85): a refusal of a missing file or a bad option, ``--help``, a search of an index.
+
+``learnsim fit --input missing.tsv`` imported learnsim.mcd for a constant of ``--paper`` and
+learnsim.fitting before reading its input: scikit-learn, scipy (whose array-API layer imports
+numpy.f2py and, through it, charset_normalizer), 1.5-2.5 s for a one-line refusal;
+``learnsim evaluate --model missing.npz`` imported scikit-learn and scipy.sparse first, then
+learnsim.pipeline's reader; ``fit --qrels`` with a missing queries file imported scipy.sparse
+with the queries reader. Each module is checked in a process of its own, as the console script
+runs the command (``learnsim._console.run``, the quick exit of a search included).
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+# sys.modules when the process ends (atexit: a search ends with os._exit, after the handlers)
+_SCRIPT = ("import atexit, json, sys\n"
+           "out = sys.argv.pop(1)\n"
+           "atexit.register(lambda: open(out, 'w').write(json.dumps(sorted(sys.modules))))\n"
+           "from learnsim._console import run\n"
+           "raise SystemExit(run(sys.argv[1:]))\n")
+
+#: scikit-learn, scipy and what scipy's import pulls in (numpy.f2py, charset_normalizer)
+HEAVY = ("sklearn", "scipy", "numpy.f2py", "charset_normalizer", "learnsim.fitting", "learnsim.pipeline")
+
+
+def _imported(tmp_path, *argv):
+    """(exit status, stderr, the modules imported) of ``learnsim ARGV`` run in tmp_path."""
+    out = tmp_path / "modules.json"
+    done = subprocess.run([sys.executable, "-c", _SCRIPT, str(out), *map(str, argv)], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    return done.returncode, done.stderr, set(json.loads(out.read_text(encoding="utf-8")))
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["fit", "--input", "missing.tsv", "--model", "m.npz"], "missing.tsv: no such file"),
+    (["fit", "--pairs", "missing.tsv", "--model", "m.npz"], "missing.tsv: no such file"),
+    (["fit", "--qrels", "qrels.txt", "--queries", "missing.tsv", "--corpus", "c.tsv", "--model", "m.npz"],
+     "no such file"),
+    (["evaluate", "--model", "missing.npz", "--input", "train.tsv"], "model file missing.npz does not exist"),
+    (["evaluate", "--model", "folder", "--input", "train.tsv"], "folder is a directory, not a model file"),
+    (["match", "--model", "missing.npz", "--pairs", "train.tsv"], "model file missing.npz does not exist"),
+])
+def test_a_refused_missing_file_imports_neither_scikit_learn_nor_scipy(tmp_path, argv, says):
+    (tmp_path / "train.tsv").write_text("0\tred apple\n0\tgreen apple\n1\tblue sky\n1\tgrey sky\n", encoding="utf-8")
+    (tmp_path / "qrels.txt").write_text("1 d1 1\n", encoding="utf-8")
+    (tmp_path / "folder").mkdir()
+    code, err, modules = _imported(tmp_path, *argv)
+    assert code == 2 and says in err and len(err.strip().splitlines()) == 1, err
+    assert sorted(m for m in HEAVY if m in modules) == []
