@@ -12,3 +12,6 @@ DEFAULT_HOLDOUT = 0.2
 DEFAULT_PAIRS_VALIDATION_FRACTION = 0.2
 #: The norm of the term vectors (FitOptions.norm; ``--no-norm`` sets None).
 DEFAULT_NORM = "l2"
+#: The duplicate rules a FILM fitted on pairs may choose among (learnsim.scoring.choose_matcher;
+#: ``--matcher``); "auto" tries them all. Importable from learnsim.fitting too.
+MATCHER_CHOICES = ("auto", "threshold", "classifier", "knn")

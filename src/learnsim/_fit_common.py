@@ -19,10 +19,8 @@ import numpy as np
 from ._utils.callers import warn_outside
 from ._utils.inputs import check_text, short_repr
 from ._utils.progress import stage
-
-#: The duplicate rules a FILM fitted on pairs may choose among (learnsim.scoring.choose_matcher);
-#: "auto" tries them all. Importable from learnsim.fitting too.
-MATCHER_CHOICES = ("auto", "threshold", "classifier", "knn")
+# (defined there, for the command line's parser: this module brings numpy)
+from ._defaults import MATCHER_CHOICES
 
 __all__ = ["Fitted", "vectorize", "reading", "check_stem_language", "record_language", "quiet", "option_name", "report_dict", "MATCHER_CHOICES", "pair_grades", "check_sequence", "check_texts",
            "is_index", "check_index_tuples", "cluster_codes", "check_pairs", "check_int", "check_float", "check_choice"]

@@ -1,7 +1,8 @@
 """What every ``learnsim`` command shares: the user error, option types, output and model helpers.
 
-Only numpy is imported here; scikit-learn, scipy and the estimators are imported by the
-commands that need them, so that ``learnsim --help`` and argument errors stay fast.
+Only the standard library is imported here (numpy in the functions that use it); numpy,
+scikit-learn, scipy and the estimators are imported by the commands that need them, so that
+``learnsim --help`` and argument errors stay fast (every command's module is imported for them).
 """
 from __future__ import annotations
 
@@ -10,8 +11,6 @@ import json
 import math
 import sys
 from pathlib import Path
-
-import numpy as np
 
 from .._utils.progress import progress  # noqa: F401  (re-exported for the commands)
 from ..exceptions import UsageError  # noqa: F401  (defined there; importable here as in 0.1)
@@ -250,6 +249,7 @@ def _examples(*lines):
 
 def _clean_json(obj):
     """Make ``obj`` JSON-serialisable: numpy scalars and arrays, paths, and NaN/inf as null."""
+    import numpy as np
     if isinstance(obj, dict):
         return {str(k): _clean_json(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
@@ -441,6 +441,7 @@ def load_encoder_option(value, flag="--encoder", backend=None):
 
 def _vectorize(vectorizer, texts):
     """Document vectors as float64 (the metrics compute distances in float64)."""
+    import numpy as np
     X = vectorizer.transform(texts)
     return X.astype(np.float64) if X.dtype != np.float64 else X
 
@@ -963,6 +964,7 @@ def _read_clusters(path, encoding_errors="replace", purpose="a metric is learned
 def _warn_empty_rows(X, what, texts, distinct=False):
     """The note on the rows with no term of the model's vocabulary; ``distinct``: count each text
     once (the texts of pairs, where a pair of two identical texts holds a copy of its text)."""
+    import numpy as np
     from ..text import find_empty_rows
 
     empty = find_empty_rows(X)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 
-from .._fit_common import MATCHER_CHOICES
+from .._defaults import MATCHER_CHOICES      # (learnsim._fit_common's import brings numpy)
 from ._common import _note, UsageError
 from ._fit_text import (ended_as_baseline, fit_options, print_baseline, print_fitted_on, print_held_out,
                         read_corpus_option, read_supervision, save_and_summarise)

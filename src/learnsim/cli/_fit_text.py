@@ -2,8 +2,6 @@
 print what was fitted on (the fitting itself is learnsim.fitting's and the methods' recipes')."""
 from __future__ import annotations
 
-import numpy as np
-
 from ._common import _note, _print_json, _read_clusters, _save_model
 from ._pairs import _read_pairs
 
@@ -106,6 +104,7 @@ def read_corpus_option(args, texts, summary):
     """(texts, documents): with --corpus, the texts with the corpus' texts they lack appended and
     the corpus' positions in them (the collection a model fitted on pairs searches); else (texts,
     None)."""
+    import numpy as np
     if getattr(args, "clicks_from", None) is not None:
         return texts, np.arange(summary["corpus"])
     if getattr(args, "corpus", None) is None:
@@ -247,6 +246,7 @@ def print_fitted_on(summary, args, vectorizer, pairs, features=True, texts=None)
     """The first line of the human output: the supervision and the features (``features``
     False: a model that ended as a baseline, whose terms are its own, not the learner's), and,
     with ``texts``, a clause where their language was not recognised."""
+    import numpy as np
     language = _language_clause(summary, args, texts)
     if not features and summary.get("encoder"):
         # a model that ended as a baseline: the encoder the fit learned on was one of them

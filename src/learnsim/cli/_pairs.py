@@ -15,8 +15,6 @@ They are read by :func:`learnsim.datasets.read_pairs` (also .csv and .jsonl).
 """
 from __future__ import annotations
 
-import numpy as np
-
 from ._common import UsageError, _note, refuse_stdin
 
 __all__ = ["TextPairs", "read_text_pairs", "parse_columns"]
@@ -28,6 +26,7 @@ class TextPairs:
     ``scores`` (float array of graded pairs, else None)."""
 
     def __init__(self, texts_a, texts_b, labels, ids, lines, scores=None):
+        import numpy as np
         self.texts_a, self.texts_b, self.ids, self.lines = texts_a, texts_b, ids, lines
         self.labels = None if labels is None else np.asarray(labels, dtype=bool)
         self.scores = None if scores is None else np.asarray(scores, dtype=np.float64)
@@ -41,6 +40,7 @@ class TextPairs:
 
     def collection(self):
         """(distinct texts, (n_pairs, 2) index array into them), as read_pairs gives them."""
+        import numpy as np
         return [str(t) for t in self.data.texts], np.asarray(self.data.indices, dtype=np.int64)
 
 
@@ -78,6 +78,7 @@ def read_text_pairs(path, *, columns=None, encoding_errors="replace", need_label
                     graded=False):
     """Read a pairs file with learnsim.datasets.read_pairs (module notes for the layouts);
     ``graded``: graded pairs are accepted (else refused: duplicate detection needs labels)."""
+    import numpy as np
     refuse_stdin(path)
     data = read_pairs_either(path, columns=columns, encoding_errors=encoding_errors, quoting=quoting)
     if data.kind == "graded" and not graded:

@@ -3,8 +3,6 @@ from __future__ import annotations
 
 import textwrap
 
-import numpy as np
-
 from pathlib import Path
 
 from ._common import (_add_analysis, _add_encoding_errors, _add_quoting, _examples, _fmt, _formatter, _load_pipeline, MEASURE_TITLES, _note,
@@ -151,6 +149,7 @@ def register(commands):
 
 
 def _evaluate_pairs(args, pipeline):
+    import numpy as np
     from sklearn.metrics import f1_score, roc_auc_score
 
     from ._pairs import parse_columns, read_text_pairs
@@ -230,6 +229,7 @@ def _said_terms(lexical, texts):
 def _pair_tfidf_cosine(texts, idx, pipeline, language=None):
     """(per pair the tf.idf cosine over ``texts``' own term counts, how they are counted): the
     lexical baseline of learnsim.baseline (LexicalBaselines), cut as the model cuts text."""
+    import numpy as np
     from ..baseline import LexicalBaselines
     from ..text import tfidf_cosine_weights
 
@@ -241,6 +241,7 @@ def _pair_tfidf_cosine(texts, idx, pipeline, language=None):
 def _evaluate_graded(args, pairs, predicted, cosine, matcher, tfidf, terms, seen=None):
     """Graded pairs: Pearson and Spearman of the predicted score, of the input cosine and of the
     tf.idf cosine over the pairs' own texts, and the ratio to the stronger of the two."""
+    import numpy as np
     from ..evaluation import pearson, spearman
 
     gold = pairs.scores
@@ -284,6 +285,7 @@ def _unit_rows(X):
 
 
 def _evaluate_links(args, pipeline):
+    import numpy as np
     from ..evaluation import retrieval_report
     from ..linklearn._linklearn import linked_pairs
     from ._common import check_input_file
@@ -349,12 +351,14 @@ def _evaluate_links(args, pipeline):
 
 
 def _self_mask(rows, n):
+    import numpy as np
     import scipy.sparse as sp
 
     return sp.csr_matrix((np.ones(rows.size, dtype=bool), (np.arange(rows.size), rows)), shape=(rows.size, n))
 
 
 def run(args):
+    import numpy as np
     if args.beir is not None:
         from ._common import beir_files
 

@@ -5,8 +5,6 @@ import copy
 import re
 import textwrap
 
-import numpy as np
-
 from ._common import (_examples, _formatter, _load_pipeline, _positive_int, _print_json, _seed, _snippet,
                       _table, UsageError, _vectorize, _warn_empty_rows)
 
@@ -42,6 +40,7 @@ def register(commands):
 def _word_space(vectorizer):
     """The names of the words and the map from word vectors to the model's inputs: the LSI
     basis of a vectoriser with LSI (so that weights are explained over words), else None."""
+    import numpy as np
     if getattr(vectorizer, "components_", None) is None:
         return [str(t) for t in vectorizer.get_feature_names_out()], None
     return [str(t) for t in vectorizer.terms_], np.asarray(vectorizer.components_, dtype=np.float64)

@@ -3,12 +3,9 @@ from __future__ import annotations
 
 import textwrap
 
-import numpy as np
-
 from ._common import (_add_encoding_errors, _add_quoting, _examples, _formatter, _load_pipeline, _note, _positive_int,
                       _print_json, read_documents, _snippet, _table, UsageError, _vectorize,
                       _warn_empty_rows)
-from ..matching._duplicates import DuplicateRule   # the rule lives in the library (learnsim.pipeline uses it)
 
 PAIRS_LAYOUTS = """\
 pairs layouts (one pair per line, TAB-separated; an optional header line):
@@ -103,6 +100,10 @@ def _load_rule(path):
     if matcher is None:
         raise UsageError(f"{path} holds no validated duplicate rule ({pipeline.method} "
                          "model); fit one with 'learnsim fit --method film --pairs FILE --model M.npz'")
+    # the rule lives in the library (learnsim.pipeline uses it); imported here, as numpy is in this
+    # module: 'learnsim --help' and a refused option import every command's module
+    from ..matching._duplicates import DuplicateRule
+
     rule = DuplicateRule(matcher, pipeline.match_rule)
     return pipeline, _RememberTexts(pipeline.vectorizer, rule), pipeline.metric, rule
 
@@ -189,6 +190,7 @@ def near_duplicate_pairs(matcher, X, k):
 def candidate_pairs(H, k):
     """(n, 2) array of the pairs i < j where j is among i's k nearest rows of H by inner product
     (or i among j's), by blocks of rows."""
+    import numpy as np
     found = {(min(i, j), max(i, j)) for i, j, _ in _nearest_rows(H, k, "match: finding the nearest documents")}
     return np.array(sorted(found), dtype=np.int64).reshape(-1, 2)
 
@@ -196,6 +198,7 @@ def candidate_pairs(H, k):
 def _nearest_rows(H, k, desc):
     """(i, j, inner product) for each j among row i's k nearest other rows of H, block by block,
     so that no n x n matrix is held."""
+    import numpy as np
     from .._utils.progress import progress
     from ._common import _block_rows
 
@@ -240,6 +243,7 @@ def _copy_pairs(texts, k):
     """(i, j) with i < j of the exact copies among ``texts`` (the same text, holding more than
     white space), each document paired with at most its k next copies (copies are each other's
     nearest documents: as many as the k nearest scored)."""
+    import numpy as np
     groups = {}
     for i, text in enumerate(texts):
         if str(text).strip():
@@ -255,6 +259,7 @@ def _threshold_duplicates(matcher, X, texts, k):
     copy with probability 1 (DuplicateRule.copies, as --pairs and Pipeline.match give it; a
     copy got the threshold's probability, and copies of a text without a term of the model, a
     zero vector, or under an infinite threshold were left out), copies first."""
+    import numpy as np
     m = matcher.matcher
     found = {(i, j): s for i, j, s in near_duplicate_pairs(m, X, k)}
     copies = _copy_pairs(texts, k)
@@ -272,6 +277,7 @@ def _threshold_duplicates(matcher, X, texts, k):
 
 
 def _list_corpus_duplicates(args, vectorizer, matcher, pipeline):
+    import numpy as np
     if matcher.graded:
         raise UsageError(f"{args.model} was fitted on graded pairs: it predicts a similarity score, not duplicates; "
                          "score pairs with --pairs FILE")
