@@ -69,3 +69,23 @@ def test_help_and_a_refused_option_import_no_numpy(tmp_path, argv):
     assert code in (0, 2), err
     assert code == 0 or len(err.strip().splitlines()) == 1, err
     assert sorted(m for m in ("numpy", *HEAVY) if m in modules) == []
+
+
+def test_a_search_of_an_index_imports_its_command_alone(tmp_path):
+    """``learnsim search`` imported the module of every command (fit's, evaluate's, match's, ...:
+    0.05-0.1 s of a 0.3 s search); it imports its own (and index's), and a search of an index
+    still neither scikit-learn nor scipy."""
+    (tmp_path / "train.tsv").write_text("".join(f"{i % 2}\t{'red apple pie' if i % 2 else 'blue sky above'} {i}\n"
+                                                for i in range(12)), encoding="utf-8")
+    (tmp_path / "docs.tsv").write_text("d1\tred apple tart\nd2\tgrey sky below\nd3\tgreen apple\n", encoding="utf-8")
+    for argv in (["fit", "--input", "train.tsv", "--model", "m.npz"],
+                 ["index", "build", "--model", "m.npz", "--corpus", "docs.tsv", "--out", "idx"]):
+        done = subprocess.run([sys.executable, "-m", "learnsim", *argv], cwd=tmp_path, capture_output=True,
+                              text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+    code, err, modules = _imported(tmp_path, "search", "--index", "idx", "--query", "apple", "--json")
+    assert code == 0, err
+    commands = sorted(m for m in modules if m.startswith("learnsim.cli.") and not m.startswith("learnsim.cli._"))
+    # (learnsim.cli.index for its open_index, the one check of an index folder every command shares)
+    assert commands == ["learnsim.cli.index", "learnsim.cli.search"]
+    assert sorted(m for m in ("sklearn", "scipy", "learnsim.fitting", "learnsim.pipeline") if m in modules) == []

@@ -300,7 +300,7 @@ def test_a_command_builds_its_own_parser_alone(monkeypatch, capsys):
     from learnsim.cli import main
 
     built = []
-    for module in cli._COMMANDS:
+    for module in map(cli._command_module, cli._COMMANDS):
         original = module.register
 
         def spy(commands, _original=original, _name=module.__name__):
@@ -308,7 +308,7 @@ def test_a_command_builds_its_own_parser_alone(monkeypatch, capsys):
             return _original(commands)
 
         monkeypatch.setattr(module, "register", spy)
-    names = [m.__name__.rsplit(".", 1)[-1] for m in cli._COMMANDS]
+    names = list(cli._COMMANDS)
     for argv, want in ((["search", "--help"], ["search"]), (["--debug", "index", "--help"], ["index"]),
                        (["--help"], names), (["serach"], names), (["--", "search"], names), ([], names)):
         built.clear()
