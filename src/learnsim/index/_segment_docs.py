@@ -259,16 +259,21 @@ def merged_docs(segments, keep, store):
 
 def write_docs(tmp, docs, meta):
     """Write a segment's store into its temporary directory ``tmp`` (``docs``: the bytes, offsets
-    and digests of :meth:`learnsim.index._store.DocumentStore.segment_docs`), recording it in
-    ``meta`` (segment.json). Returns the arrays' files to fsync and hash as the
-    other arrays are."""
-    blob, offsets, digests = docs
+    and digests of :meth:`learnsim.index._store.DocumentStore.segment_docs`, or an object whose
+    ``write(fh)`` writes the rows and returns their size, offsets and digests:
+    learnsim.index._docs_writer.RowsFromTexts, a row at a time), recording it in ``meta``
+    (segment.json). Returns the arrays' files to fsync and hash as the other arrays are."""
     with open(tmp / "docs.bin", "wb") as fh:
-        fh.write(blob)
+        if hasattr(docs, "write"):
+            size, offsets, digests = docs.write(fh)
+        else:
+            blob, offsets, digests = docs
+            fh.write(blob)
+            size = len(blob)
         fh.flush()
         os.fsync(fh.fileno())
     from .._utils.files import sha256_file
 
     # of the bytes on disk, read back: what verify will hash
-    meta["docs"] = {"bytes": len(blob), "sha256": sha256_file(tmp / "docs.bin")}
+    meta["docs"] = {"bytes": size, "sha256": sha256_file(tmp / "docs.bin")}
     return {"docs_offsets": np.asarray(offsets, dtype=np.int64), "docs_digest": np.asarray(digests, dtype=np.uint8)}

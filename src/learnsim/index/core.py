@@ -57,6 +57,7 @@ from ._new_words import added_rows, embeddings_of as _embeddings_of, warn_new_wo
 from .._utils.files import save_npy
 from ._scan import MemorySegment, SegmentRun, best_k, scanned_segments
 from ._placeless import warn_placeless, zero_rows
+from ._docs_writer import RowsFromTexts
 from ._segment_docs import docs_layout, documents_at, merged_docs
 from ._segments import FORMAT_NAME, FORMAT_VERSION, IndexDamagedError, IndexFormatError, Segment, check_seal, \
     load_json, merged_rows, read_manifest, rows_of
@@ -285,7 +286,7 @@ class Index(ModelVersions, DocumentReads):
         scorer = pipeline.scorer
         entries, placeless = [], []
         starts = range(0, len(seqs), SEGMENT_ROWS)
-        # each segment holds its documents too, read back from SQLite (learnsim.index._segment_docs)
+        # each segment holds its documents too, written from the texts held (learnsim.index._docs_writer)
         store = DocumentStore(path / _DOCS, readonly=True)
         with (stage_for(f"index: writing the rows of {len(seqs)} documents", len(seqs)), _embeddings_of(path, pipeline),
               contextlib.closing(store)):
@@ -299,7 +300,7 @@ class Index(ModelVersions, DocumentReads):
                 placeless.append(start + zero_rows(rows))
                 entries.append(write_segment_of(path / "segments", f"g{generation}-{start // SEGMENT_ROWS:06d}",
                                                 seqs[start:start + SEGMENT_ROWS], rows, manifest,
-                                                store.segment_docs(seqs[start:start + SEGMENT_ROWS])))
+                                                RowsFromTexts(store, seqs[start:start + SEGMENT_ROWS], texts[start:start + SEGMENT_ROWS])))
         old = (manifest.get("statistics_dir"), manifest.get("plan_dir"), [e["name"] for e in manifest["segments"]])
         manifest.update(segments=entries, covered_seq=int(seqs[-1]) if seqs else manifest["covered_seq"],
                         statistics_seq=int(seqs[-1]) if seqs else 0, statistics_dir=stats_dir,
