@@ -95,12 +95,15 @@ def built_before_segment_docs(where, monkeypatch, family="linklearn"):
     documents (issue 46): no segment has a docs.bin, its hits are read from docs.sqlite."""
     from index_models import corpus, model
 
+    from learnsim.index import core
     from learnsim.index._store import DocumentStore
 
     texts, _, ids, meta = corpus()
     path = Path(where) / "before-segment-docs"
     with monkeypatch.context() as m:
+        # an add's or a merge's copy (read back from SQLite), and a build's (from the texts it holds)
         m.setattr(DocumentStore, "segment_docs", lambda self, seqs: None)
+        m.setattr(core, "RowsFromTexts", lambda store, seqs, texts=None: None)
         Index.build(path, model(family), texts, ids, meta).close()
     assert not list(path.glob("segments/*/docs.bin"))
     return path

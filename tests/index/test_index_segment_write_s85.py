@@ -130,3 +130,44 @@ def test_the_segment_write_holds_no_copy_of_a_long_text(tmp_path, monkeypatch, p
         tracemalloc.stop()
     assert "extra" in seen
     assert seen["extra"] < (2 << 20) + len(long_text) // 2, (seen["extra"], len(long_text))
+
+
+def test_an_adds_copy_is_read_back_a_row_at_a_time(tmp_path, monkeypatch, pipe):
+    """An add's segment (not small) writes its copy from SQLite's rows one at a time, a long one
+    in pieces: the bytes segment_docs gives; a row changed in SQLite is refused, not copied."""
+    import sqlite3
+
+    from learnsim.index import Index, core
+    from learnsim.index._docs_writer import RowsFromTexts
+    from learnsim.index._store import DocumentStore
+
+    model, texts = pipe
+    monkeypatch.setattr(core, "SMALL_SEGMENT_ROWS", 2)
+    monkeypatch.setattr(_row_pieces, "CHUNK", 1009)
+    _build(tmp_path / "ix", model, texts[:5]).close()
+    idx = Index.open(tmp_path / "ix")
+    try:
+        long_text = _long_text(20_000, seed=2)
+        idx.add([long_text, texts[6]], ids=["long", "short"], metadata=[{"k": "\u201cv\u201d"}, None])
+        hit = idx.search(long_text[:2000], k=1)[0]
+        assert hit["id"] == "long" and hit["text"] == long_text
+    finally:
+        idx.close()
+    (added,) = [s for s in (tmp_path / "ix" / "segments").iterdir() if s.name.startswith("a")]
+    store = DocumentStore(tmp_path / "ix" / "docs.sqlite", readonly=True)
+    try:
+        blob, offsets, digests = store.segment_docs([6, 7])
+    finally:
+        store.close()
+    assert (added / "docs.bin").read_bytes() == bytes(blob)
+    assert np.array_equal(np.load(added / "docs_offsets.npy"), offsets)
+    assert np.array_equal(np.load(added / "docs_digest.npy"), digests)
+    with sqlite3.connect(tmp_path / "ix" / "docs.sqlite") as conn:
+        conn.execute("UPDATE docs SET text = text || ' changed' WHERE seq = 6")
+    conn.close()
+    store = DocumentStore(tmp_path / "ix" / "docs.sqlite", readonly=True)
+    try:
+        with open(tmp_path / "bad.bin", "wb") as fh, pytest.raises(IndexDamagedError, match="sequence number 6"):
+            RowsFromTexts(store, [6, 7]).write(fh)
+    finally:
+        store.close()

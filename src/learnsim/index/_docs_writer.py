@@ -31,11 +31,12 @@ class RowsFromTexts:
     """The document store of the segment of ``seqs`` (increasing), whose texts are ``texts``
     (aligned), written by :meth:`write` (learnsim.index._segment_docs.write_docs) with
     ``store`` (a :class:`learnsim.index._store.DocumentStore`) giving each row's id, metadata and
-    recorded digest."""
+    recorded digest. ``texts`` None: each row's text read from SQLite with its other columns (an
+    add's copy: one text read back at a time, still never joined whole with the others)."""
 
-    def __init__(self, store, seqs, texts):
+    def __init__(self, store, seqs, texts=None):
         self.store, self.seqs, self.texts = store, np.asarray(seqs, dtype=np.int64), texts
-        if len(self.texts) != self.seqs.shape[0]:
+        if texts is not None and len(texts) != self.seqs.shape[0]:
             raise ValueError(f"{len(self.texts)} texts for a segment of {self.seqs.shape[0]} documents")
 
     def write(self, fh):
@@ -46,15 +47,18 @@ class RowsFromTexts:
         if n:
             wanted = self.seqs.tolist()
             i = 0
-            columns = "seq, id, meta, " + ("digest" if store.digests else "NULL")
-            # the rows' other columns only: the text is the one held (its digest checks it is SQLite's)
+            held = self.texts is not None
+            # where the texts are held, the rows' other columns only (the digest checks the held
+            # text is the one SQLite recorded)
+            columns = "seq, id, meta, " + ("digest" if store.digests else "NULL") + (", NULL" if held else ", text")
             cursor = store.conn.execute(f"SELECT {columns} FROM docs WHERE seq BETWEEN ? AND ? ORDER BY seq",
                                         (wanted[0], wanted[-1]))
-            for seq, doc_id, meta, digest in cursor:
+            for seq, doc_id, meta, digest, text in cursor:
                 if i == n or seq != wanted[i]:
                     continue                # a row between them that the segment does not hold
-                text = self.texts[i]
-                if digest is None:          # nothing to check the held text against: SQLite's
+                if held:
+                    text = self.texts[i]
+                if held and digest is None:     # nothing to check the held text against: SQLite's
                     text = store.conn.execute("SELECT text FROM docs WHERE seq = ?", (seq,)).fetchone()[0]
                 try:
                     h, written = _write_row(fh, doc_id, text, meta) if isinstance(text, str) else (None, 0)

@@ -1151,7 +1151,7 @@ class Index(ModelVersions, DocumentReads):
         documents 1.7 ms longer (12.4 to 14.1 ms at 100k), and the service's searches, which then
         waited for the writes' turns, saw their p99 wait rise from 14-18 to 23-29 ms
         (bench_serve.py --model film)."""
-        return self.store.segment_docs(seqs) if len(seqs) >= SMALL_SEGMENT_ROWS else None
+        return RowsFromTexts(self.store, seqs) if len(seqs) >= SMALL_SEGMENT_ROWS else None
 
     def _merge_small_tail(self):
         """When the newest MERGE_AT segments are all small (adds of a few documents each), merge
